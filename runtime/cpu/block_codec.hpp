@@ -1,0 +1,30 @@
+// One compressed block of a chunk <-> its bit-shuffled bytes, for either codec. Decoding
+// throws Error saying what was wrong with the block (the caller adds which block and frame).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bslz4/byte_view.hpp"
+#include "bslz4/codec.hpp"
+
+namespace bslz4::detail {
+
+// Decodes src into exactly `expected` bytes at dst.
+void decompress_block(Codec codec, ByteView src, std::uint8_t* dst, std::size_t expected);
+
+// The two codecs behind decompress_block / compress_block.
+void decompress_lz4(ByteView src, std::uint8_t* dst, std::size_t expected);
+void decompress_zstd(ByteView src, std::uint8_t* dst, std::size_t expected);
+void compress_lz4(const std::uint8_t* src, std::size_t n, std::vector<std::uint8_t>& out);
+void compress_zstd(const std::uint8_t* src, std::size_t n, int level, std::vector<std::uint8_t>& out);
+
+// Appends the compressed block to out (without the 4-byte length).
+void compress_block(Codec codec, const std::uint8_t* src, std::size_t n, int level, std::vector<std::uint8_t>& out);
+
+// Why liblz4 refused a block: walks its sequences with every bound checked and names the first
+// fault (truncated sequence, offset before the start, output too long or too short).
+std::string explain_lz4_failure(ByteView src, std::size_t expected);
+
+}  // namespace bslz4::detail

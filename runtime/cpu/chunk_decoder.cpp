@@ -1,0 +1,36 @@
+#include "chunk_decoder.hpp"
+
+#include <cstring>
+#include <string>
+
+#include "big_endian.hpp"
+#include "bitshuffle.hpp"
+#include "block_codec.hpp"
+#include "bslz4/error.hpp"
+
+namespace bslz4::detail {
+
+ChunkDecoder::ChunkDecoder(ByteView chunk, std::size_t elem_size, Codec codec, std::uint64_t expected_bytes)
+    : chunk_(chunk), codec_(codec), layout_(block_starts(chunk, elem_size, expected_bytes)) {}
+
+void ChunkDecoder::decode_block(std::size_t b, BlockScratch& scratch, std::uint8_t* dst) const {
+    const std::size_t es = layout_.header.elem_size;
+    const std::size_t n = layout_.block_elems(b);
+    const std::size_t bytes = n * es;
+    scratch.reserve(bytes);
+    const std::uint64_t at = layout_.starts[b];
+    const ByteView src(chunk_.data + at + kBlockHeaderBytes, load_be32(chunk_.data + at));
+    try {
+        decompress_block(codec_, src, scratch.planes.data(), bytes);
+    } catch (const Error& e) {
+        throw Error("block " + std::to_string(b) + " of " + std::to_string(layout_.n_blocks()) + " (chunk offset " +
+                    std::to_string(at) + "): " + e.what());
+    }
+    bit_unshuffle(scratch.planes.data(), dst, n, es, scratch.rows.data());
+}
+
+void ChunkDecoder::copy_tail(std::uint8_t* dst) const {
+    std::memcpy(dst, chunk_.data + layout_.tail_offset, layout_.tail_elems * layout_.header.elem_size);
+}
+
+}  // namespace bslz4::detail

@@ -1,0 +1,75 @@
+#include "thread_pool.hpp"
+
+#include <utility>
+
+namespace bslz4::detail {
+
+ThreadPool::ThreadPool(unsigned threads) {
+    if (threads == 0) threads = std::thread::hardware_concurrency();
+    if (threads == 0) threads = 1;
+    for (unsigned w = 1; w < threads; ++w) threads_.emplace_back([this, w] { worker_loop(w); });
+}
+
+ThreadPool::~ThreadPool() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+    }
+    start_.notify_all();
+    for (auto& t : threads_) t.join();
+}
+
+void ThreadPool::work(unsigned worker) {
+    for (;;) {
+        std::size_t t;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (next_ >= n_tasks_) return;
+            t = next_++;
+        }
+        try {
+            (*task_)(t, worker);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (!error_ || t < error_task_) {
+                error_ = std::current_exception();
+                error_task_ = t;
+            }
+        }
+    }
+}
+
+void ThreadPool::worker_loop(unsigned worker) {
+    std::size_t seen = 0;
+    for (;;) {
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+            if (stop_) return;
+            seen = generation_;
+        }
+        work(worker);
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (--busy_ == 0) done_.notify_all();
+    }
+}
+
+void ThreadPool::run(std::size_t n, const Task& task) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        task_ = &task;
+        n_tasks_ = n;
+        next_ = 0;
+        error_ = nullptr;
+        busy_ = static_cast<unsigned>(threads_.size());
+        ++generation_;
+    }
+    start_.notify_all();
+    work(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return busy_ == 0; });
+    task_ = nullptr;
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+}  // namespace bslz4::detail

@@ -1,0 +1,49 @@
+// Chunk2Sparse on the CPU: bitshuffle chunks of (ni, nj) frames -> the pixels above a cut
+// that the mask allows. Same call API as the GPU class (bslz4::cuda::Chunk2Sparse).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bslz4/byte_view.hpp"
+#include "bslz4/codec.hpp"
+#include "bslz4/pixel_type.hpp"
+#include "bslz4/sparse_result.hpp"
+
+namespace bslz4 {
+
+struct Chunk2SparseOptions {
+    Codec codec = Codec::lz4;
+    unsigned threads = 0;  // frames decoded at once by multi / from_buffer; 0: all cores
+};
+
+class Chunk2Sparse {
+public:
+    // mask: ni*nj bytes, nonzero = use this pixel.
+    Chunk2Sparse(ByteView mask, std::size_t ni, std::size_t nj, PixelType pixel_type,
+                 Chunk2SparseOptions options = {});
+    ~Chunk2Sparse();
+    Chunk2Sparse(Chunk2Sparse&&) noexcept;
+    Chunk2Sparse& operator=(Chunk2Sparse&&) noexcept;
+
+    // A pixel is listed when mask != 0 and value > cut (exactly; NaN never).
+    SparseFrame operator()(ByteView chunk, double cut);
+    SparseBatch multi(const std::vector<ByteView>& chunks, double cut);
+    SparseBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                            const std::vector<std::uint64_t>& lengths, double cut);
+    CooFrame coo(ByteView chunk, double cut);
+    // Dense frames (ni*nj pixels each) instead of chunks.
+    SparseBatch from_frames(const std::vector<ByteView>& frames, double cut);
+
+    std::size_t ni() const;
+    std::size_t nj() const;
+    PixelType pixel_type() const;
+    unsigned threads() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace bslz4

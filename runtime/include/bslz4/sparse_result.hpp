@@ -1,0 +1,59 @@
+// What Chunk2Sparse returns: views of the object's own buffers (overwritten by the next call),
+// or owned copies (coo).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "bslz4/error.hpp"
+#include "bslz4/pixel_type.hpp"
+
+namespace bslz4 {
+
+// One frame's list: npixels values (of pixel_type) and flat indices (row * nj + col), ascending.
+struct SparseFrame {
+    std::size_t npixels = 0;
+    const void* values = nullptr;
+    const std::uint32_t* indices = nullptr;
+    PixelType pixel_type = PixelType::u16;
+
+    template <class T>
+    const T* values_as() const {
+        if (pixel_type_of<T>() != pixel_type) throw Error(std::string("values are ") + pixel_type_name(pixel_type));
+        return static_cast<const T*>(values);
+    }
+};
+
+// nframes lists; row f of values and indices (row_length = ni*nj entries each) holds frame f's.
+struct SparseBatch {
+    std::size_t nframes = 0;
+    std::size_t row_length = 0;
+    const std::size_t* npixels = nullptr;
+    const void* values = nullptr;
+    const std::uint32_t* indices = nullptr;
+    PixelType pixel_type = PixelType::u16;
+
+    SparseFrame frame(std::size_t f) const {
+        if (f >= nframes) throw Error("frame " + std::to_string(f) + " of a batch of " + std::to_string(nframes));
+        const std::size_t off = f * row_length;
+        return {npixels[f], static_cast<const std::uint8_t*>(values) + off * pixel_size(pixel_type),
+                indices + off, pixel_type};
+    }
+};
+
+// An owned copy of one frame's list, in coordinates.
+struct CooFrame {
+    std::size_t npixels = 0;
+    std::vector<std::uint32_t> row;
+    std::vector<std::uint32_t> col;
+    std::vector<std::uint8_t> value_bytes;  // npixels values of pixel_type
+    PixelType pixel_type = PixelType::u16;
+
+    template <class T>
+    const T* values_as() const {
+        if (pixel_type_of<T>() != pixel_type) throw Error(std::string("values are ") + pixel_type_name(pixel_type));
+        return reinterpret_cast<const T*>(value_bytes.data());
+    }
+};
+
+}  // namespace bslz4

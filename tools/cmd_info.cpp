@@ -1,0 +1,47 @@
+#include <cinttypes>
+#include <cstdio>
+
+#include "bslz4/chunk_header.hpp"
+#include "command_line.hpp"
+#include "commands.hpp"
+#include "file_io.hpp"
+
+namespace bslz4::tool {
+
+namespace {
+constexpr const char* kHelp =
+    "usage: bslz4 info [--dtype T | --elem-size N] CHUNK\n"
+    "Prints a bitshuffle chunk's decoded size, block size, number of blocks and each block's\n"
+    "compressed size. The element size (default 1) decides how the block layout is read.\n";
+
+std::uint32_t be32(const std::vector<std::uint8_t>& b, std::uint64_t at) {
+    return (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) | (std::uint32_t{b[at + 2]} << 8) | b[at + 3];
+}
+}  // namespace
+
+int cmd_info(const Args& raw) {
+    const Arguments args = parse_arguments(raw, {"--dtype", "--elem-size"}, {});
+    if (args.flags.count("help")) {
+        std::fputs(kHelp, stdout);
+        return 0;
+    }
+    if (args.positional.size() != 1) throw UsageError("give one chunk file");
+    const std::string& path = args.positional[0];
+    const std::size_t es = args.has("--dtype") || args.has("--elem-size") ? element_size(args) : 1;
+    const auto chunk = read_file(path);
+    const BlockLayout layout = about_file(path, [&] { return block_starts(chunk, es); });
+    std::printf("file            %s\n", path.c_str());
+    std::printf("chunk bytes     %zu\n", chunk.size());
+    std::printf("decoded bytes   %" PRIu64 "\n", layout.header.decoded_bytes);
+    std::printf("element size    %zu\n", es);
+    std::printf("block bytes     %zu (header field %" PRIu32 ")\n", layout.header.block_elems * es,
+                layout.header.block_bytes_field);
+    std::printf("blocks          %zu\n", layout.n_blocks());
+    std::printf("raw tail        %zu elements\n", layout.tail_elems);
+    for (std::size_t b = 0; b < layout.n_blocks(); ++b)
+        std::printf("block %zu  offset %" PRIu64 "  compressed %" PRIu32 "  decoded %zu\n", b, layout.starts[b],
+                    be32(chunk, layout.starts[b]), layout.block_elems(b) * es);
+    return 0;
+}
+
+}  // namespace bslz4::tool

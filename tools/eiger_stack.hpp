@@ -1,0 +1,26 @@
+// A stack of compressed synthetic Eiger frames for the benchmark and the demo, generated and
+// encoded on all cores (a fixed seed: the same bytes on every run).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "bslz4/byte_view.hpp"
+#include "bslz4/pixel_type.hpp"
+
+namespace bslz4::tool {
+
+struct EigerStack {
+    std::size_t ni = 0, nj = 0;
+    PixelType type = PixelType::u16;
+    std::vector<std::vector<std::uint8_t>> chunks;
+    std::vector<std::uint8_t> mask;
+    std::size_t frame_bytes() const { return ni * nj * pixel_size(type); }
+    std::size_t compressed_bytes() const;
+    // chunks cycled to `count` views (the benchmark repeats a few distinct frames).
+    std::vector<ByteView> views(std::size_t count) const;
+};
+
+EigerStack make_eiger_stack(std::size_t ni, std::size_t nj, PixelType type, std::size_t frames);
+
+}  // namespace bslz4::tool
