@@ -2,6 +2,10 @@
 
 namespace bslz4::detail {
 
+std::uint64_t max_decoded_bytes(Codec codec, ByteView src) {
+    return codec == Codec::lz4 ? max_decoded_lz4(src) : max_decoded_zstd(src);
+}
+
 void decompress_block(Codec codec, ByteView src, std::uint8_t* dst, std::size_t expected) {
     if (codec == Codec::lz4)
         decompress_lz4(src, dst, expected);

@@ -11,10 +11,16 @@
 
 namespace bslz4::detail {
 
+// The most bytes src can decode to, read from its own bytes: a bound for LZ4 (each input
+// byte adds at most 255 output bytes), the frame's content size for zstd when it records one.
+std::uint64_t max_decoded_bytes(Codec codec, ByteView src);
+
 // Decodes src into exactly `expected` bytes at dst.
 void decompress_block(Codec codec, ByteView src, std::uint8_t* dst, std::size_t expected);
 
 // The two codecs behind decompress_block / compress_block.
+std::uint64_t max_decoded_lz4(ByteView src);
+std::uint64_t max_decoded_zstd(ByteView src);
 void decompress_lz4(ByteView src, std::uint8_t* dst, std::size_t expected);
 void decompress_zstd(ByteView src, std::uint8_t* dst, std::size_t expected);
 void compress_lz4(const std::uint8_t* src, std::size_t n, std::vector<std::uint8_t>& out);

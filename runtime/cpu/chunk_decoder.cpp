@@ -11,7 +11,18 @@
 namespace bslz4::detail {
 
 ChunkDecoder::ChunkDecoder(ByteView chunk, std::size_t elem_size, Codec codec, std::uint64_t expected_bytes)
-    : chunk_(chunk), codec_(codec), layout_(block_starts(chunk, elem_size, expected_bytes)) {}
+    : chunk_(chunk), codec_(codec), layout_(block_starts(chunk, elem_size, expected_bytes)) {
+    // A lying header is refused here, before a caller allocates the decoded frame.
+    for (std::size_t b = 0; b < layout_.n_blocks(); ++b) {
+        const std::uint64_t at = layout_.starts[b];
+        const ByteView src(chunk_.data + at + kBlockHeaderBytes, load_be32(chunk_.data + at));
+        const std::uint64_t bytes = std::uint64_t{layout_.block_elems(b)} * elem_size;
+        if (bytes > max_decoded_bytes(codec, src))
+            throw Error("block " + std::to_string(b) + " of " + std::to_string(layout_.n_blocks()) + ": a " +
+                        codec_name(codec) + " block of " + std::to_string(src.size) + " bytes cannot decode to the " +
+                        std::to_string(bytes) + " bytes the header implies");
+    }
+}
 
 void ChunkDecoder::decode_block(std::size_t b, BlockScratch& scratch, std::uint8_t* dst) const {
     const std::size_t es = layout_.header.elem_size;

@@ -7,8 +7,8 @@
 
 namespace bslz4 {
 
-void decode_chunk_into(ByteView chunk, std::size_t elem_size, Codec codec, std::uint8_t* out, std::size_t out_bytes) {
-    const detail::ChunkDecoder decoder(chunk, elem_size, codec);
+namespace {
+void decode_all(const detail::ChunkDecoder& decoder, std::size_t elem_size, std::uint8_t* out, std::size_t out_bytes) {
     if (decoder.layout().header.decoded_bytes != out_bytes)
         throw Error("chunk decodes to " + std::to_string(decoder.layout().header.decoded_bytes) +
                     " bytes but the output holds " + std::to_string(out_bytes));
@@ -17,11 +17,16 @@ void decode_chunk_into(ByteView chunk, std::size_t elem_size, Codec codec, std::
         decoder.decode_block(b, scratch, out + decoder.block_first(b) * elem_size);
     decoder.copy_tail(out + (decoder.n_elems() - decoder.layout().tail_elems) * elem_size);
 }
+}  // namespace
+
+void decode_chunk_into(ByteView chunk, std::size_t elem_size, Codec codec, std::uint8_t* out, std::size_t out_bytes) {
+    decode_all(detail::ChunkDecoder(chunk, elem_size, codec), elem_size, out, out_bytes);
+}
 
 std::vector<std::uint8_t> decode_chunk(ByteView chunk, std::size_t elem_size, Codec codec) {
-    const BlockLayout layout = block_starts(chunk, elem_size);
-    std::vector<std::uint8_t> out(static_cast<std::size_t>(layout.header.decoded_bytes));
-    decode_chunk_into(chunk, elem_size, codec, out.data(), out.size());
+    const detail::ChunkDecoder decoder(chunk, elem_size, codec);
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(decoder.layout().header.decoded_bytes));
+    decode_all(decoder, elem_size, out.data(), out.size());
     return out;
 }
 

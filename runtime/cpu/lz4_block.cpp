@@ -16,6 +16,11 @@ constexpr std::uint64_t kMinMatch = 4;
 std::string str(std::uint64_t v) { return std::to_string(v); }
 }  // namespace
 
+std::uint64_t max_decoded_lz4(ByteView src) {
+    constexpr std::uint64_t kMaxRatio = 256, kSlack = 64;
+    return std::uint64_t{src.size} * kMaxRatio + kSlack;
+}
+
 std::string explain_lz4_failure(ByteView src, std::size_t expected) {
     const std::uint8_t* ip = src.data;
     const std::uint8_t* const iend = src.data + src.size;

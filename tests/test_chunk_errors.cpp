@@ -1,0 +1,149 @@
+// Every malformed chunk is refused with its own message: never a crash, a short frame or a
+// read or write out of bounds (this suite also runs under ASan/UBSan).
+#include <lz4.h>
+
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "bslz4/bslz4.hpp"
+#include "test_support.hpp"
+
+using namespace bslz4;
+using bslz4::test::put_be32;
+using bslz4::test::put_be64;
+
+namespace {
+
+// A hand-made one-block u8 chunk: header (64 bytes, 64-byte blocks) + one block.
+std::vector<std::uint8_t> one_block_chunk(const std::vector<std::uint8_t>& block, std::uint64_t decoded = 64) {
+    std::vector<std::uint8_t> c(12 + 4 + block.size());
+    put_be64(c, 0, decoded);
+    put_be32(c, 8, 64);
+    put_be32(c, 12, static_cast<std::uint32_t>(block.size()));
+    std::copy(block.begin(), block.end(), c.begin() + 16);
+    return c;
+}
+
+std::vector<std::uint8_t> lz4_of(std::size_t zeros) {
+    std::vector<std::uint8_t> src(zeros, 0), dst(LZ4_compressBound(static_cast<int>(zeros)));
+    const int n = LZ4_compress_default(reinterpret_cast<const char*>(src.data()), reinterpret_cast<char*>(dst.data()),
+                                       static_cast<int>(zeros), static_cast<int>(dst.size()));
+    dst.resize(static_cast<std::size_t>(n));
+    return dst;
+}
+
+std::vector<std::uint8_t> good_chunk(Codec codec = Codec::lz4) {
+    const auto raw = bslz4::test::random_pixels<std::uint16_t>(1000, 3);
+    return encode_chunk(raw, 2, {codec, 256, 3});
+}
+
+}  // namespace
+
+TEST_CASE("an empty chunk is an error naming the missing header", "[errors]") {
+    REQUIRE_THROWS_WITH(decode_chunk(ByteView(), 2), Catch::Contains("empty chunk"));
+}
+
+TEST_CASE("a chunk shorter than the 12-byte header is an error", "[errors]") {
+    std::vector<std::uint8_t> c(11, 0);
+    REQUIRE_THROWS_WITH(decode_chunk(c, 1), Catch::Contains("shorter than the 12-byte bitshuffle header"));
+}
+
+TEST_CASE("a decoded size that is not a whole number of elements is an error", "[errors]") {
+    auto c = good_chunk();
+    put_be64(c, 0, 2001);
+    REQUIRE_THROWS_WITH(decode_chunk(c, 2), Catch::Contains("not a multiple of the element size 2"));
+}
+
+TEST_CASE("a decoded size other than the frame size is an error, not a short frame", "[errors]") {
+    const auto c = good_chunk();
+    std::vector<std::uint8_t> mask(30 * 40, 1);
+    Chunk2Sparse s(mask, 30, 40, PixelType::u16);
+    REQUIRE_THROWS_WITH(s(c, 0), Catch::Contains("frame 0") && Catch::Contains("is not the frame size 2400 bytes"));
+    std::vector<std::uint8_t> out(1999);
+    REQUIRE_THROWS_WITH(decode_chunk_into(c, 2, Codec::lz4, out.data(), out.size()), Catch::Contains("output holds 1999"));
+}
+
+TEST_CASE("a block size that is not a multiple of 8 elements is an error", "[errors]") {
+    auto c = good_chunk();
+    put_be32(c, 8, 100);
+    REQUIRE_THROWS_WITH(decode_chunk(c, 2), Catch::Contains("block size 100 bytes is not a multiple of 8 x 2-byte"));
+}
+
+TEST_CASE("a block length running past the end of the chunk is an error", "[errors]") {
+    auto c = good_chunk();
+    put_be32(c, 12, 1u << 30);
+    REQUIRE_THROWS_WITH(decode_chunk(c, 2), Catch::Contains("block 0 of") && Catch::Contains("past the end"));
+}
+
+TEST_CASE("a truncated chunk is an error, whatever byte it stops at", "[errors]") {
+    const auto c = good_chunk();
+    for (std::size_t len = 12; len < c.size(); ++len) {
+        const ByteView cut(c.data(), len);
+        INFO("truncated to " << len << " of " << c.size());
+        REQUIRE_THROWS_AS(decode_chunk(cut, 2), Error);
+    }
+}
+
+TEST_CASE("a header claiming more blocks than the chunk can hold is refused before allocating", "[errors]") {
+    auto c = good_chunk();
+    put_be64(c, 0, std::uint64_t{1} << 62);
+    REQUIRE_THROWS_WITH(decode_chunk(c, 2), Catch::Contains("more than a") && Catch::Contains("chunk can hold"));
+}
+
+TEST_CASE("an LZ4 block that decodes to too few bytes is an error", "[errors]") {
+    const std::vector<std::uint8_t> block = {0x10, 'a'};  // one literal
+    REQUIRE_THROWS_WITH(decode_chunk(one_block_chunk(block), 1),
+                        Catch::Contains("block 0 of 1") && Catch::Contains("fewer than the 64 expected"));
+}
+
+TEST_CASE("an LZ4 block that decodes to too many bytes is an error", "[errors]") {
+    REQUIRE_THROWS_WITH(decode_chunk(one_block_chunk(lz4_of(128)), 1), Catch::Contains("more than the 64 bytes expected"));
+}
+
+TEST_CASE("an LZ4 match offset before the start of the block is an error", "[errors]") {
+    const std::vector<std::uint8_t> block = {0x10, 'a', 0x05, 0x00, 0x30, 'x', 'y', 'z'};
+    REQUIRE_THROWS_WITH(decode_chunk(one_block_chunk(block), 1), Catch::Contains("points before the start of the block"));
+}
+
+TEST_CASE("an LZ4 block cut inside a sequence is an error", "[errors]") {
+    const std::vector<std::uint8_t> block = {0xF0, 0xFF};  // literal length continues past the end
+    REQUIRE_THROWS_WITH(decode_chunk(one_block_chunk(block), 1), Catch::Contains("LZ4 block truncated"));
+}
+
+TEST_CASE("bytes left over after the last block are an error", "[errors]") {
+    auto c = good_chunk();
+    c.push_back(0);
+    c.push_back(0);
+    REQUIRE_THROWS_WITH(decode_chunk(c, 2), Catch::Contains("2 bytes left over after the last block"));
+}
+
+TEST_CASE("a zstd frame that fails to decode is an error", "[errors]") {
+    auto c = good_chunk(Codec::zstd);
+    c[16 + 5] ^= 0xFF;  // inside the first block's frame header
+    c[16 + 6] ^= 0xFF;
+    REQUIRE_THROWS_WITH(decode_chunk(c, 2, Codec::zstd), Catch::Contains("block 0") && Catch::Contains("zstd"));
+    REQUIRE_THROWS_WITH(decode_chunk(good_chunk(Codec::lz4), 2, Codec::zstd), Catch::Contains("zstd frame fails"));
+}
+
+TEST_CASE("an element size outside 1 to 16 bytes is an error", "[errors]") {
+    const auto c = good_chunk();
+    REQUIRE_THROWS_WITH(decode_chunk(c, 0), Catch::Contains("element size 0"));
+    REQUIRE_THROWS_WITH(decode_chunk(c, 17), Catch::Contains("element size 17"));
+}
+
+TEST_CASE("random corruption of a chunk gives an error or a frame, never a crash", "[errors][fuzz]") {
+    std::mt19937 rng(99);
+    for (Codec codec : {Codec::lz4, Codec::zstd}) {
+        const auto good = good_chunk(codec);
+        for (int trial = 0; trial < 3000; ++trial) {
+            auto c = good;
+            const int flips = 1 + static_cast<int>(rng() % 4);
+            for (int f = 0; f < flips; ++f) c[rng() % c.size()] = static_cast<std::uint8_t>(rng());
+            try {
+                const auto out = decode_chunk(c, 2, codec);
+                REQUIRE(out.size() % 2 == 0);
+            } catch (const Error&) {
+            }
+        }
+    }
+}
