@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bslz4/error.hpp"
+#include "buffer_ranges.hpp"
 #include "chunk_decoder.hpp"
 #include "host_buffer.hpp"
 #include "sparsify.hpp"
@@ -136,13 +137,7 @@ SparseBatch Chunk2Sparse::multi(const std::vector<ByteView>& chunks, double cut)
 
 SparseBatch Chunk2Sparse::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                       const std::vector<std::uint64_t>& lengths, double cut) {
-    if (offsets.size() != lengths.size())
-        throw Error("from_buffer: " + std::to_string(offsets.size()) + " offsets but " + std::to_string(lengths.size()) +
-                    " lengths");
-    for (std::size_t f = 0; f < offsets.size(); ++f)
-        if (offsets[f] > base.size || lengths[f] > base.size - offsets[f])
-            throw Error("frame " + std::to_string(f) + ": bytes " + std::to_string(offsets[f]) + " + " +
-                        std::to_string(lengths[f]) + " lie outside the " + std::to_string(base.size) + "-byte buffer");
+    detail::check_buffer_ranges(base, offsets, lengths);
     return state_->run_batch(offsets.size(), [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
         return state_->list_chunk(ByteView(base.data + offsets[f], lengths[f]), cut, v, idx, w);
     });
@@ -154,20 +149,6 @@ SparseBatch Chunk2Sparse::from_frames(const std::vector<ByteView>& frames, doubl
     });
 }
 
-CooFrame Chunk2Sparse::coo(ByteView chunk, double cut) {
-    const SparseFrame sf = (*this)(chunk, cut);
-    CooFrame out;
-    out.npixels = sf.npixels;
-    out.pixel_type = sf.pixel_type;
-    out.row.resize(sf.npixels);
-    out.col.resize(sf.npixels);
-    for (std::size_t k = 0; k < sf.npixels; ++k) {
-        out.row[k] = static_cast<std::uint32_t>(sf.indices[k] / state_->nj);
-        out.col[k] = static_cast<std::uint32_t>(sf.indices[k] % state_->nj);
-    }
-    const auto* v = static_cast<const std::uint8_t*>(sf.values);
-    out.value_bytes.assign(v, v + sf.npixels * state_->bpp);
-    return out;
-}
+CooFrame Chunk2Sparse::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->nj); }
 
 }  // namespace bslz4

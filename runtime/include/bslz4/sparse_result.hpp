@@ -56,4 +56,7 @@ struct CooFrame {
     }
 };
 
+// An owned copy of a frame's list in (row, col) form, for a frame of nj columns.
+CooFrame make_coo(const SparseFrame& frame, std::size_t nj);
+
 }  // namespace bslz4

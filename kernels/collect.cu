@@ -1,0 +1,98 @@
+// collect: turns the decode kernel's per-tile counts into each frame's list, in ascending
+// pixel order and deterministic. scan: one thread block per frame does an exclusive scan of
+// its tiles' counts (a frame has at most a few thousand tiles). write: one warp per tile
+// re-reads its dense pixels, ranks its hits with a ballot, and writes them at the tile's
+// offset; a frame with more than `cap` pixels is left to the host (its count says so).
+#include "bit_unshuffle.cuh"
+#include "kernel_abi.h"
+#include "pixel_cut.cuh"
+
+extern "C" __global__ void __launch_bounds__(bslz4_abi::kScanThreads)
+bslz4_scan_tiles(const uint32_t* tile_count, uint32_t n_tiles, uint32_t first_frame, uint32_t* tile_offset,
+                 uint64_t* npixels) {
+    using bslz4_abi::kScanThreads;
+    __shared__ uint64_t warp_sums[kScanThreads / 32];
+    const uint32_t f = first_frame + blockIdx.x;
+    const uint32_t* counts = tile_count + uint64_t(f) * n_tiles;
+    uint32_t* offsets = tile_offset + uint64_t(f) * n_tiles;
+    const unsigned t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const uint32_t per = (n_tiles + kScanThreads - 1) / kScanThreads;
+    const uint32_t begin = min(n_tiles, t * per), end = min(n_tiles, begin + per);
+    uint64_t mine = 0;
+    for (uint32_t i = begin; i < end; ++i) mine += counts[i];
+    // Inclusive scan of the threads' sums: within warps, then over the warp totals.
+    uint64_t incl = mine;
+    for (unsigned s = 1; s < 32; s <<= 1) {
+        const uint64_t up = __shfl_up_sync(0xFFFFFFFFu, incl, s);
+        if (lane >= s) incl += up;
+    }
+    if (lane == 31) warp_sums[warp] = incl;
+    __syncthreads();
+    if (warp == 0) {
+        uint64_t w = warp_sums[lane];
+        for (unsigned s = 1; s < 32; s <<= 1) {
+            const uint64_t up = __shfl_up_sync(0xFFFFFFFFu, w, s);
+            if (lane >= s) w += up;
+        }
+        warp_sums[lane] = w;
+    }
+    __syncthreads();
+    uint64_t run = incl - mine + (warp ? warp_sums[warp - 1] : 0);
+    for (uint32_t i = begin; i < end; ++i) {
+        offsets[i] = uint32_t(run);
+        run += counts[i];
+    }
+    if (t == kScanThreads - 1) npixels[f] = run;
+}
+
+namespace bslz4_kernels {
+
+template <class T>
+__device__ void write_tiles(const T* dense, uint32_t first_frame, const bslz4_abi::FrameGeometry& g, const uint8_t* mask,
+                            bslz4_abi::Cut cut, const uint32_t* tile_offset, const uint64_t* npixels,
+                            const uint32_t* status, uint64_t cap, T* values, uint32_t* indices) {
+    using namespace bslz4_abi;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t tile = blockIdx.x * kWarpsPerCta + warp;
+    if (tile >= g.n_tiles) return;
+    const uint32_t local = blockIdx.y, f = first_frame + local;
+    if (status[f] != kFrameOk || npixels[f] > cap) return;  // refused, or listed on the host
+    const T* frame = dense + uint64_t(local) * g.frame_pixels;
+    const uint64_t first = uint64_t(tile) * g.block_elems;
+    const uint64_t end = min(g.frame_pixels, first + (tile < g.n_blocks ? g.block_elems : g.tail_elems));
+    uint64_t at = tile_offset[uint64_t(f) * g.n_tiles + tile];
+    T* out_v = values + uint64_t(f) * cap;
+    uint32_t* out_i = indices + uint64_t(f) * cap;
+    for (uint64_t base = first; base < end; base += 32) {
+        const uint64_t i = base + lane;
+        const bool in = i < end;
+        const T v = in ? frame[i] : T(0);
+        const bool hit = in && mask[i] && above_cut(v, cut);
+        const unsigned ballot = __ballot_sync(0xFFFFFFFFu, hit);
+        if (hit) {
+            const uint64_t pos = at + __popc(ballot & ((1u << lane) - 1));
+            out_v[pos] = v;
+            out_i[pos] = uint32_t(i);
+        }
+        at += __popc(ballot);
+    }
+}
+
+}  // namespace bslz4_kernels
+
+#define BSLZ4_WRITE_ENTRY(T, name)                                                                                  \
+    extern "C" __global__ void __launch_bounds__(bslz4_abi::kWarpsPerCta * 32)                                      \
+        bslz4_write_##name(const T* dense, uint32_t first_frame, bslz4_abi::FrameGeometry g, const uint8_t* mask,   \
+                           bslz4_abi::Cut cut, const uint32_t* tile_offset, const uint64_t* npixels,                \
+                           const uint32_t* status, uint64_t cap, T* values, uint32_t* indices) {                    \
+        bslz4_kernels::write_tiles<T>(dense, first_frame, g, mask, cut, tile_offset, npixels, status, cap, values, \
+                                      indices);                                                                     \
+    }
+BSLZ4_WRITE_ENTRY(uint8_t, u8)
+BSLZ4_WRITE_ENTRY(uint16_t, u16)
+BSLZ4_WRITE_ENTRY(uint32_t, u32)
+BSLZ4_WRITE_ENTRY(int8_t, i8)
+BSLZ4_WRITE_ENTRY(int16_t, i16)
+BSLZ4_WRITE_ENTRY(int32_t, i32)
+BSLZ4_WRITE_ENTRY(float, f32)
+#undef BSLZ4_WRITE_ENTRY

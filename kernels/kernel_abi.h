@@ -1,0 +1,59 @@
+// What the host runtime and the kernels agree on: launch shapes, limits and the per-frame
+// status word. Included by both nvcc (kernels/) and the C++ runtime (runtime/cuda/).
+#pragma once
+#include <stdint.h>
+
+namespace bslz4_abi {
+
+// The GPU decodes bitshuffle's default 8 kB blocks: one block is one warp's work, held in
+// shared memory while it is decoded.
+constexpr unsigned kBlockBytes = 8192;
+// LZ4_compressBound(8192) = 8192 + 8192/255 + 16: no valid LZ4 block of 8 kB is longer.
+constexpr unsigned kMaxCompressedBlock = 8240;
+constexpr unsigned kStageBytes = 8256;  // kMaxCompressedBlock rounded up to 64
+constexpr unsigned kWarpsPerCta = 2;    // decode and write kernels: 2 warps, one tile each (32 kB
+                                        // of shared memory a block: no opt-in, and sm_75 fits)
+constexpr unsigned kSharedPerWarp = kStageBytes + kBlockBytes;
+constexpr unsigned kScanThreads = 1024;
+constexpr unsigned kUnblockThreads = 128;
+
+// A frame's status: kFrameOk, or (block + 1) << 8 | code for a block's fault, or code alone
+// for a fault of the chunk as a whole. Kernels keep the smallest (atomicMin), so the report
+// is the first fault in the chunk whatever the thread timing.
+constexpr uint32_t kFrameOk = 0xFFFFFFFFu;
+enum FaultCode : uint32_t {
+    kChunkShort = 1,        // shorter than the 12-byte header
+    kSizeMismatch = 2,      // decoded size is not the frame size
+    kBlockSize = 3,         // block size is not 8192 bytes
+    kBlockPastEnd = 4,      // a block's length field or data runs past the chunk
+    kTailShort = 5,         // the raw tail elements are cut off
+    kLeftover = 6,          // bytes left after the last block and the tail
+    kBlockTooLong = 7,      // compressed block longer than LZ4's bound for 8 kB
+    kLz4Truncated = 8,      // a sequence runs past the block's end
+    kLz4BadOffset = 9,      // a match offset of 0 or before the block's start
+    kLz4TooMany = 10,       // decodes to more bytes than the block holds
+    kLz4TooFew = 11,        // decodes to fewer bytes than the block holds
+};
+
+// value > cut for the launch's pixel type: integers compare with an integer threshold
+// (mode), floats in double. Same rule as the CPU decoder.
+enum CutMode : int32_t { kCutCompare = 0, kCutNone = 1, kCutAll = 2 };
+struct Cut {
+    int32_t mode;
+    int32_t pad;
+    int64_t threshold;  // integers: listed when value > threshold
+    double cut;         // floats: listed when (double)value > cut
+};
+
+// Where a group's frames are: chunks packed in one buffer.
+struct FrameGeometry {
+    uint64_t frame_pixels;   // ni * nj
+    uint32_t elem_size;      // bytes per pixel: 1, 2 or 4
+    uint32_t block_elems;    // kBlockBytes / elem_size
+    uint32_t n_blocks;       // compressed blocks a frame
+    uint32_t n_tiles;        // n_blocks + 1: the last tile holds the raw tail
+    uint32_t last_block_elems;
+    uint32_t tail_elems;
+};
+
+}  // namespace bslz4_abi

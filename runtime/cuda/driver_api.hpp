@@ -1,0 +1,28 @@
+// libcuda loaded at run time: no link against libcuda or libcudart, so the library and tools
+// run (CPU only) on hosts without a driver. Loaded once; "no driver, and why" is a status.
+#pragma once
+#include <cuda.h>
+
+#include <string>
+
+namespace bslz4::cuda::detail {
+
+// The CUDA API version the entry points are resolved at (cuGetProcAddress): stable ABIs
+// (cuMemAlloc_v2, cuStreamDestroy_v2, ...) that every driver able to run our kernels has.
+constexpr int kPinnedApiVersion = 12000;
+
+struct DriverApi {
+#define X(name) decltype(&::name) name = nullptr;
+#include "driver_symbols.inc"
+#undef X
+    int driver_version = 0;  // cuDriverGetVersion: 13000 = CUDA 13.0
+};
+
+// The loaded and initialised driver; throws bslz4::Error saying why there is none (no
+// libcuda.so.1, a symbol missing, cuInit failing, a driver older than the kernels need).
+const DriverApi& driver();
+
+// "" when driver() works, else its message. Never throws.
+std::string driver_unavailable_reason();
+
+}  // namespace bslz4::cuda::detail

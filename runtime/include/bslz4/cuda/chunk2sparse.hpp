@@ -1,0 +1,64 @@
+// Chunk2Sparse on the GPU: the CPU class's call API, decoding on an NVIDIA GPU through the
+// driver API alone (no CUDA runtime, no toolkit on the host). lz4 chunks of 8 kB blocks, pixel
+// types u8 u16 u32 i8 i16 i32 f32; anything else is refused with a message pointing to the CPU
+// class. Results are host arrays identical to bslz4::Chunk2Sparse's.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bslz4/byte_view.hpp"
+#include "bslz4/codec.hpp"
+#include "bslz4/pixel_type.hpp"
+#include "bslz4/sparse_result.hpp"
+
+namespace bslz4::cuda {
+
+enum class Unblock { gpu, cpu };  // who walks the chunks' block headers
+
+struct Chunk2SparseOptions {
+    // Frames decoded together (their dense frames held on the GPU). 0: as many as fit in 3/4 of
+    // the L2 cache when that is at least 8, else 64; at most 64; frames and lists of a batch
+    // take at most 1/16 of the device memory.
+    unsigned batch = 0;
+    // Frames uploaded and unblocked together. 0: every frame of the call, at most 256.
+    unsigned group = 0;
+    Unblock unblock = Unblock::gpu;
+    int device = -1;  // -1: the device of the calling thread's current context, else 0
+    Codec codec = Codec::lz4;
+};
+
+class Chunk2Sparse {
+public:
+    // mask: ni*nj bytes, nonzero = use this pixel. Throws bslz4::Error when there is no usable
+    // GPU (the message says why), for zstd, or for a pixel type the GPU does not decode.
+    Chunk2Sparse(ByteView mask, std::size_t ni, std::size_t nj, PixelType pixel_type, Chunk2SparseOptions options = {});
+    ~Chunk2Sparse();
+    Chunk2Sparse(Chunk2Sparse&&) noexcept;
+    Chunk2Sparse& operator=(Chunk2Sparse&&) noexcept;
+
+    SparseFrame operator()(ByteView chunk, double cut);
+    SparseBatch multi(const std::vector<ByteView>& chunks, double cut);
+    SparseBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                            const std::vector<std::uint64_t>& lengths, double cut);
+    CooFrame coo(ByteView chunk, double cut);
+
+    // Frames of the last call with more than cap() pixels, listed on the host instead.
+    std::size_t last_host() const;
+    // Most pixels a frame's list may hold on the device: frame bytes / (4 + bytes per pixel).
+    std::size_t cap() const;
+    unsigned batch() const;
+    unsigned group() const;
+    int device() const;
+
+    // Kernel-only throughput: the chunks are uploaded once, then decoded `repeats` times
+    // with no host transfer; returns the seconds the GPU took (device events). For the bench.
+    double time_on_device(const std::vector<ByteView>& chunks, double cut, unsigned repeats);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace bslz4::cuda

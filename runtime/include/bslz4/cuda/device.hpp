@@ -1,0 +1,30 @@
+// Is there a usable GPU, and which. Never throws: "no driver" and "no device" are answers.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace bslz4::cuda {
+
+// True when the driver loads, is new enough for the embedded kernels and sees a device.
+bool available();
+// Why available() is false ("" when it is true).
+std::string unavailable_reason();
+// Devices the driver sees (0 without a driver).
+int device_count();
+
+struct DeviceInfo {
+    int ordinal = 0;
+    std::string name;
+    int sm = 0;                   // compute capability x 10 (90 = sm_90)
+    int multiprocessors = 0;
+    std::size_t l2_bytes = 0;
+    std::size_t memory_bytes = 0;
+    int driver_version = 0;       // 13000 = CUDA 13.0
+};
+// Throws bslz4::Error when the device does not exist or there is no driver.
+DeviceInfo device_info(int ordinal);
+
+// The architectures the embedded kernels were built for, e.g. "75 80 86 89 90 100 120 (PTX 120)".
+const char* built_architectures();
+
+}  // namespace bslz4::cuda
