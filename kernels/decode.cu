@@ -28,7 +28,8 @@ __device__ void decode_tiles(const uint8_t* chunks, const uint64_t* block_offset
         return;
     }
     T* frame = dense + uint64_t(local) * g.frame_pixels;
-    const uint64_t first = uint64_t(tile) * g.block_elems;
+    // The tail tile starts after the last (possibly short) block.
+    const uint64_t first = tile < g.n_blocks ? uint64_t(tile) * g.block_elems : g.frame_pixels - g.tail_elems;
     unsigned hits = 0;
     if (tile < g.n_blocks) {
         uint8_t* stage = shared + warp * kSharedPerWarp;

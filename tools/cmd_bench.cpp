@@ -10,14 +10,25 @@
 #include "commands.hpp"
 #include "eiger_stack.hpp"
 
+#if BSLZ4_HAVE_CUDA
+#include <cstring>
+
+#include "bslz4/cuda/chunk2sparse.hpp"
+#include "bslz4/cuda/device.hpp"
+#include "bslz4/cuda/host_memory.hpp"
+#endif
+
 namespace bslz4::tool {
 
 namespace {
 constexpr const char* kHelp =
-    "usage: bslz4 bench [--cpu] [--frames K] [--seconds S] [--cut C] [--threads N]\n"
+    "usage: bslz4 bench [--cpu] [--frames K] [--seconds S] [--cut C] [--threads N] [--device N]\n"
     "Decodes and sparsifies a synthetic Eiger 4M u16 stack (2162 x 2068, fixed seed) and prints\n"
-    "frames/s and decoded GB/s for one thread and for all cores.\n"
-    "  --cpu         the CPU decoder only (this build has no other)\n"
+    "frames/s and decoded GB/s: on the GPU (chunks already on the device; multi from pinned and\n"
+    "from pageable host memory, against the copy bandwidths measured in the same run) and on the\n"
+    "CPU (one thread, all cores).\n"
+    "  --cpu         the CPU decoder only\n"
+    "  --device N    the GPU (default 0)\n"
     "  --frames K    distinct frames generated (default 16), cycled through\n"
     "  --seconds S   time spent on each measurement (default 2)\n"
     "  --cut C       the cut (default 10)\n"
@@ -49,10 +60,78 @@ void print_rate(const char* what, const Rate& r, unsigned threads) {
     std::printf("%-28s %9.1f frames/s  %7.2f GB/s decoded  %6.2f GB/s per core  (%.0f pixels/frame)\n", what,
                 r.frames_per_s, r.gb_per_s, r.gb_per_s / threads, r.pixels_per_frame);
 }
+void bench_gpu(const EigerStack& stack, double cut, double seconds, int device, const Rate& cpu_all) {
+#if BSLZ4_HAVE_CUDA
+    if (!cuda::available()) {
+        std::printf("\ngpu: not measured: %s\n", cuda::unavailable_reason().c_str());
+        return;
+    }
+    const cuda::DeviceInfo info = cuda::device_info(device);
+    std::printf("\ngpu %d: %s, sm_%d, %d SMs, %.0f MB L2, %.1f GB, driver %d.%d; kernels for %s\n", device,
+                info.name.c_str(), info.sm, info.multiprocessors, info.l2_bytes / 1e6, info.memory_bytes / 1e9,
+                info.driver_version / 1000, info.driver_version % 1000 / 10, cuda::built_architectures());
+    constexpr std::size_t kCopyBytes = std::size_t{1} << 30;
+    const double d2d = cuda::copy_bandwidth(cuda::Copy::device_to_device, kCopyBytes, device);
+    const double h2d_pinned = cuda::copy_bandwidth(cuda::Copy::pinned_to_device, kCopyBytes, device);
+    const double h2d_pageable = cuda::copy_bandwidth(cuda::Copy::pageable_to_device, kCopyBytes, device);
+    std::printf("ceilings: device-to-device copy %.1f GB/s (read + write), host-to-device %.1f GB/s pinned, %.1f GB/s "
+                "pageable\n",
+                d2d, h2d_pinned, h2d_pageable);
+
+    cuda::Chunk2Sparse gpu(stack.mask, stack.ni, stack.nj, stack.type, {0, 0, cuda::Unblock::gpu, device, Codec::lz4});
+    std::printf("batch %u, group %u, cap %zu pixels a frame\n\n", gpu.batch(), gpu.group(), gpu.cap());
+    const double frame_gb = stack.frame_bytes() / 1e9;
+    const double chunk_gb = static_cast<double>(stack.compressed_bytes()) / stack.chunks.size() / 1e9;
+
+    // (a) kernels only
+    const auto group = stack.views(gpu.group());
+    unsigned repeats = 2;
+    double t = gpu.time_on_device(group, cut, repeats);
+    repeats = static_cast<unsigned>(std::max(2.0, seconds / (t / repeats)));
+    t = gpu.time_on_device(group, cut, repeats);
+    const double fa = group.size() * repeats / t;
+    std::printf("%-34s %9.0f frames/s  %7.1f GB/s decoded  = %.2f x the device copy bandwidth\n",
+                "gpu (a) chunks on the device", fa, fa * frame_gb, fa * frame_gb / d2d);
+
+    // (b) from pinned memory, (c) from pageable memory: whole calls of multi / from_buffer.
+    const std::size_t nframes = 2 * gpu.group();
+    const auto views = stack.views(nframes);
+    std::vector<std::uint64_t> offsets, lengths;
+    std::size_t total = 0;
+    for (const ByteView& v : views) {
+        offsets.push_back(total);
+        lengths.push_back(v.size);
+        total += v.size;
+    }
+    cuda::PinnedHostMemory pinned(total, device);
+    for (std::size_t f = 0; f < nframes; ++f) std::memcpy(pinned.data() + offsets[f], views[f].data, lengths[f]);
+    const ByteView pinned_view(pinned.data(), total);
+    const Rate rb = measure(seconds, nframes, stack.frame_bytes(), [&] {
+        const SparseBatch b = gpu.from_buffer(pinned_view, offsets, lengths, cut);
+        return b.npixels[0] * b.nframes;
+    });
+    std::printf("%-34s %9.0f frames/s  %7.1f GB/s decoded  %5.1f GB/s compressed = %.2f x pinned host-to-device\n",
+                "gpu (b) from pinned host memory", rb.frames_per_s, rb.gb_per_s, rb.frames_per_s * chunk_gb,
+                rb.frames_per_s * chunk_gb / h2d_pinned);
+    const Rate rc = measure(seconds, nframes, stack.frame_bytes(), [&] {
+        const SparseBatch b = gpu.multi(views, cut);
+        return b.npixels[0] * b.nframes;
+    });
+    std::printf("%-34s %9.0f frames/s  %7.1f GB/s decoded  %5.1f GB/s compressed = %.2f x pageable host-to-device\n",
+                "gpu (c) from pageable host memory", rc.frames_per_s, rc.gb_per_s, rc.frames_per_s * chunk_gb,
+                rc.frames_per_s * chunk_gb / h2d_pageable);
+    std::printf("\ngpu vs cpu (all cores): (a) %.1f x, (b) %.1f x, (c) %.1f x\n", fa / cpu_all.frames_per_s,
+                rb.frames_per_s / cpu_all.frames_per_s, rc.frames_per_s / cpu_all.frames_per_s);
+#else
+    (void)stack, (void)cut, (void)seconds, (void)device, (void)cpu_all;
+    std::printf("\ngpu: not measured: this build has no GPU runtime (no nvcc at build time)\n");
+#endif
+}
+
 }  // namespace
 
 int cmd_bench(const Args& raw) {
-    const Arguments args = parse_arguments(raw, {"--frames", "--seconds", "--cut", "--threads"}, {"--cpu"});
+    const Arguments args = parse_arguments(raw, {"--frames", "--seconds", "--cut", "--threads", "--device"}, {"--cpu"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
         return 0;
@@ -93,6 +172,7 @@ int cmd_bench(const Args& raw) {
     std::snprintf(label, sizeof label, "cpu, %u threads (multi)", all.threads());
     print_rate(label, rn, all.threads());
     std::printf("\nhost: %u hardware threads\n", std::thread::hardware_concurrency());
+    if (!args.flags.count("--cpu")) bench_gpu(stack, cut, seconds, static_cast<int>(args.count("--device", 0)), rn);
     return 0;
 }
 

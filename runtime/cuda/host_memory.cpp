@@ -1,0 +1,72 @@
+#include "bslz4/cuda/host_memory.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "context.hpp"
+#include "driver_objects.hpp"
+
+namespace bslz4::cuda {
+
+using namespace detail;
+
+struct PinnedHostMemory::State {
+    PrimaryContext ctx;
+    PinnedBuffer buffer;
+    State(std::size_t bytes, int device) : ctx(device) {
+        ScopedContext scope(ctx);
+        buffer = PinnedBuffer(bytes, "pinned host memory");
+    }
+};
+
+PinnedHostMemory::PinnedHostMemory(std::size_t bytes, int device) : state_(std::make_unique<State>(bytes, device)) {}
+PinnedHostMemory::~PinnedHostMemory() = default;
+PinnedHostMemory::PinnedHostMemory(PinnedHostMemory&&) noexcept = default;
+PinnedHostMemory& PinnedHostMemory::operator=(PinnedHostMemory&&) noexcept = default;
+std::uint8_t* PinnedHostMemory::data() const { return state_->buffer.data(); }
+std::size_t PinnedHostMemory::size() const { return state_->buffer.size(); }
+
+double copy_bandwidth(Copy kind, std::size_t bytes, int device) {
+    PrimaryContext ctx(device);
+    ScopedContext scope(ctx);
+    const DriverApi& api = driver();
+    Stream stream = make_stream();
+    DeviceBuffer dst(bytes, "bandwidth destination");
+    DeviceBuffer src_dev;
+    PinnedBuffer src_pinned;
+    std::vector<std::uint8_t> src_pageable;
+    if (kind == Copy::device_to_device) src_dev = DeviceBuffer(bytes, "bandwidth source");
+    if (kind == Copy::pinned_to_device) src_pinned = PinnedBuffer(bytes, "bandwidth source");
+    if (kind == Copy::pageable_to_device) src_pageable.assign(bytes, 1);
+    if (kind == Copy::pinned_to_device) std::fill(src_pinned.data(), src_pinned.data() + bytes, std::uint8_t{1});
+    auto copy = [&] {
+        switch (kind) {
+            case Copy::device_to_device:
+                check(api.cuMemcpyDtoDAsync(dst.get(), src_dev.get(), bytes, stream.get()), "cuMemcpyDtoDAsync");
+                break;
+            case Copy::pinned_to_device:
+                check(api.cuMemcpyHtoDAsync(dst.get(), src_pinned.data(), bytes, stream.get()), "cuMemcpyHtoDAsync");
+                break;
+            case Copy::pageable_to_device:
+                check(api.cuMemcpyHtoDAsync(dst.get(), src_pageable.data(), bytes, stream.get()), "cuMemcpyHtoDAsync");
+                break;
+        }
+    };
+    copy();  // warm-up
+    Event start = make_event(true), stop = make_event(true);
+    std::vector<double> rates;
+    for (int r = 0; r < 7; ++r) {
+        check(api.cuEventRecord(start.get(), stream.get()), "cuEventRecord");
+        copy();
+        check(api.cuEventRecord(stop.get(), stream.get()), "cuEventRecord");
+        check(api.cuEventSynchronize(stop.get()), "cuEventSynchronize");
+        float ms = 0;
+        check(api.cuEventElapsedTime(&ms, start.get(), stop.get()), "cuEventElapsedTime");
+        const double moved = static_cast<double>(bytes) * (kind == Copy::device_to_device ? 2 : 1);
+        rates.push_back(moved / (ms / 1e3) / 1e9);
+    }
+    std::sort(rates.begin(), rates.end());
+    return rates[rates.size() / 2];
+}
+
+}  // namespace bslz4::cuda

@@ -1,0 +1,31 @@
+// Page-locked (pinned) host memory for chunks, and the copy bandwidths the benchmark reports
+// as ceilings. Chunks that from_buffer finds in pinned memory go to the GPU by DMA straight
+// from there; pageable chunks are first staged through the object's own pinned buffers.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace bslz4::cuda {
+
+class PinnedHostMemory {
+public:
+    PinnedHostMemory(std::size_t bytes, int device = 0);
+    ~PinnedHostMemory();
+    PinnedHostMemory(PinnedHostMemory&&) noexcept;
+    PinnedHostMemory& operator=(PinnedHostMemory&&) noexcept;
+    std::uint8_t* data() const;
+    std::size_t size() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+enum class Copy { device_to_device, pinned_to_device, pageable_to_device };
+
+// Measured bandwidth in GB/s of `bytes`-sized copies (median of several; device to device
+// counts the bytes read plus the bytes written).
+double copy_bandwidth(Copy kind, std::size_t bytes, int device = 0);
+
+}  // namespace bslz4::cuda

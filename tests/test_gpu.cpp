@@ -1,0 +1,239 @@
+// The GPU class against the CPU class, bit for bit. Its own main: without a driver or a
+// device it prints why and exits 77, which Meson reports as skipped (never a silent pass).
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <limits>
+
+#include "bslz4/bslz4.hpp"
+#include "bslz4/cuda/chunk2sparse.hpp"
+#include "bslz4/cuda/device.hpp"
+#include "bslz4/cuda/host_memory.hpp"
+#include "file_io.hpp"
+#include "reference_cases.hpp"
+#include "test_support.hpp"
+
+using namespace bslz4;
+
+namespace {
+
+const PixelType kGpuTypes[] = {PixelType::u8, PixelType::u16, PixelType::u32, PixelType::i8,
+                               PixelType::i16, PixelType::i32, PixelType::f32};
+
+void require_same(const SparseBatch& gpu, const SparseBatch& cpu) {
+    REQUIRE(gpu.nframes == cpu.nframes);
+    const std::size_t bpp = pixel_size(cpu.pixel_type);
+    for (std::size_t f = 0; f < cpu.nframes; ++f) {
+        INFO("frame " << f);
+        const SparseFrame g = gpu.frame(f), c = cpu.frame(f);
+        REQUIRE(g.npixels == c.npixels);
+        REQUIRE(std::memcmp(g.indices, c.indices, c.npixels * 4) == 0);
+        REQUIRE(std::memcmp(g.values, c.values, c.npixels * bpp) == 0);
+    }
+}
+
+struct Stack {
+    std::size_t ni, nj;
+    PixelType type;
+    std::vector<std::vector<std::uint8_t>> chunks;
+    std::vector<std::uint8_t> mask;
+    std::vector<ByteView> views() const { return {chunks.begin(), chunks.end()}; }
+};
+
+Stack eiger_stack(std::size_t ni, std::size_t nj, PixelType t, std::size_t frames) {
+    Stack s{ni, nj, t, {}, synthetic_eiger_mask(ni, nj)};
+    for (std::size_t f = 0; f < frames; ++f)
+        s.chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, t, f % 7), pixel_size(t)));
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("GPU equals CPU on every reference case the GPU decodes", "[gpu]") {
+    std::vector<std::string> dirs = {test::env_or("BSLZ4_LOCAL_TESTDATA", "tests/data")};
+    const std::string shared = tool::default_testdata_dir();
+    if (std::FILE* f = std::fopen((shared + "/cases.tsv").c_str(), "r")) {
+        std::fclose(f);
+        dirs.push_back(shared);
+    } else {
+        WARN("no shared reference data at " << shared << ": checking tests/data only");
+    }
+    std::size_t checked = 0;
+    for (const std::string& dir : dirs)
+        for (const tool::ReferenceCase& c : tool::read_reference_cases(dir)) {
+            if (c.block_bytes != 8192 || c.elem_size > 4 || c.type == PixelType::u64 || c.type == PixelType::i64 ||
+                c.type == PixelType::f64)
+                continue;
+            INFO("case " << c.name);
+            const auto chunk = tool::read_file(c.chunk_path);
+            const auto mask = test::random_mask(c.ni * c.nj, 9);
+            bslz4::Chunk2Sparse cpu(mask, c.ni, c.nj, c.type);
+            cuda::Chunk2Sparse gpu(mask, c.ni, c.nj, c.type);
+            for (double cut : {-1e9, 0.0, 1.0, 100.0}) {
+                const std::vector<ByteView> one = {chunk};
+                require_same(gpu.multi(one, cut), cpu.multi(one, cut));
+            }
+            ++checked;
+        }
+    CHECK(checked > 100);
+}
+
+TEST_CASE("GPU equals CPU on synthetic Eiger frames of every type, with masks and cuts", "[gpu]") {
+    for (PixelType t : kGpuTypes) {
+        const Stack s = eiger_stack(514, 1030, t, 12);
+        bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, t);
+        cuda::Chunk2Sparse gpu(s.mask, s.ni, s.nj, t);
+        for (double cut : {-0.5, 0.0, 2.0, 10.5, 1000.0, std::numeric_limits<double>::quiet_NaN()}) {
+            INFO(pixel_type_name(t) << " cut " << cut);
+            require_same(gpu.multi(s.views(), cut), cpu.multi(s.views(), cut));
+        }
+    }
+}
+
+TEST_CASE("GPU results do not depend on batch, group or who unblocks", "[gpu]") {
+    const Stack s = eiger_stack(300, 517, PixelType::u16, 40);  // odd size: a short last block and a tail
+    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    const SparseBatch want = cpu.multi(s.views(), 3.0);
+    for (unsigned batch : {1u, 3u, 64u})
+        for (unsigned group : {1u, 7u, 256u})
+            for (cuda::Unblock u : {cuda::Unblock::gpu, cuda::Unblock::cpu}) {
+                INFO("batch " << batch << " group " << group << " unblock " << (u == cuda::Unblock::gpu ? "gpu" : "cpu"));
+                cuda::Chunk2Sparse gpu(s.mask, s.ni, s.nj, s.type, {batch, group, u, -1, Codec::lz4});
+                require_same(gpu.multi(s.views(), 3.0), want);
+            }
+}
+
+TEST_CASE("frames above cap are listed on the host, counted, and still equal the CPU", "[gpu]") {
+    const Stack s = eiger_stack(64, 100, PixelType::i32, 5);
+    const std::vector<std::uint8_t> all(s.ni * s.nj, 1);
+    bslz4::Chunk2Sparse cpu(all, s.ni, s.nj, s.type);
+    cuda::Chunk2Sparse gpu(all, s.ni, s.nj, s.type);
+    require_same(gpu.multi(s.views(), -1.0), cpu.multi(s.views(), -1.0));  // every pixel: above cap
+    CHECK(gpu.last_host() == 5);
+    require_same(gpu.multi(s.views(), 5.0), cpu.multi(s.views(), 5.0));
+    CHECK(gpu.last_host() == 0);
+}
+
+TEST_CASE("calls of 1 frame and of 300 frames, operator(), from_buffer and coo agree with the CPU", "[gpu]") {
+    const Stack s = eiger_stack(200, 333, PixelType::f32, 300);
+    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    cuda::Chunk2Sparse gpu(s.mask, s.ni, s.nj, s.type);
+    require_same(gpu.multi(s.views(), 4.0), cpu.multi(s.views(), 4.0));
+    const std::vector<ByteView> one = {s.chunks[17]};
+    require_same(gpu.multi(one, 4.0), cpu.multi(one, 4.0));
+    const SparseFrame g = gpu(s.chunks[3], 4.0);
+    const SparseFrame c = cpu(s.chunks[3], 4.0);
+    REQUIRE(g.npixels == c.npixels);
+    REQUIRE(std::memcmp(g.indices, c.indices, 4 * c.npixels) == 0);
+    const CooFrame gc = gpu.coo(s.chunks[5], 4.0), cc = cpu.coo(s.chunks[5], 4.0);
+    CHECK(gc.row == cc.row);
+    CHECK(gc.col == cc.col);
+    CHECK(gc.value_bytes == cc.value_bytes);
+    // from_buffer, from pageable and from pinned memory
+    std::vector<std::uint64_t> offsets, lengths;
+    std::size_t total = 0;
+    for (const auto& ch : s.chunks) {
+        offsets.push_back(total);
+        lengths.push_back(ch.size());
+        total += ch.size() + 3;
+    }
+    std::vector<std::uint8_t> pageable(total);
+    cuda::PinnedHostMemory pinned(total);
+    for (std::size_t f = 0; f < s.chunks.size(); ++f) {
+        std::memcpy(pageable.data() + offsets[f], s.chunks[f].data(), lengths[f]);
+        std::memcpy(pinned.data() + offsets[f], s.chunks[f].data(), lengths[f]);
+    }
+    const SparseBatch want = cpu.multi(s.views(), 4.0);
+    require_same(gpu.from_buffer(pageable, offsets, lengths, 4.0), want);
+    require_same(gpu.from_buffer(ByteView(pinned.data(), total), offsets, lengths, 4.0), want);
+}
+
+TEST_CASE("two GPU objects alive at once work side by side", "[gpu]") {
+    const Stack a = eiger_stack(128, 256, PixelType::u8, 9), b = eiger_stack(257, 129, PixelType::i16, 9);
+    cuda::Chunk2Sparse ga(a.mask, a.ni, a.nj, a.type), gb(b.mask, b.ni, b.nj, b.type);
+    bslz4::Chunk2Sparse ca(a.mask, a.ni, a.nj, a.type), cb(b.mask, b.ni, b.nj, b.type);
+    for (int round = 0; round < 2; ++round) {
+        require_same(ga.multi(a.views(), 2.0), ca.multi(a.views(), 2.0));
+        require_same(gb.multi(b.views(), 2.0), cb.multi(b.views(), 2.0));
+    }
+}
+
+TEST_CASE("a corrupted chunk in a batch is an error naming its frame, and the next call works", "[gpu]") {
+    const Stack s = eiger_stack(100, 200, PixelType::u16, 20);
+    cuda::Chunk2Sparse gpu(s.mask, s.ni, s.nj, s.type, {4, 8, cuda::Unblock::gpu, -1, Codec::lz4});
+    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    const SparseBatch want = cpu.multi(s.views(), 2.0);
+    struct Damage {
+        const char* what;
+        std::size_t frame;
+        std::function<void(std::vector<std::uint8_t>&)> apply;
+        const char* message;
+    };
+    const std::vector<Damage> damages = {
+        {"truncated", 13, [](auto& c) { c.resize(c.size() / 2); }, "past the end"},
+        {"too short for a header", 2, [](auto& c) { c.resize(5); }, "shorter than the 12-byte"},
+        {"wrong decoded size", 19, [](auto& c) { c[7] ^= 2; }, "not the frame size"},
+        {"leftover bytes", 9, [](auto& c) { c.push_back(1); c.push_back(2); }, "left over"},
+        {"LZ4 offset before start", 11, [](auto& c) { c[16] = 0x0F; c[17] = 0xFF; c[18] = 0xFF; }, "LZ4"},
+        {"block length lies", 6, [](auto& c) { c[12] = 0; c[13] = 0; c[14] = 0; c[15] = 3; }, "LZ4"},
+    };
+    for (const Damage& d : damages)
+        for (cuda::Unblock u : {cuda::Unblock::gpu, cuda::Unblock::cpu}) {
+            INFO(d.what);
+            cuda::Chunk2Sparse g(s.mask, s.ni, s.nj, s.type, {4, 8, u, -1, Codec::lz4});
+            auto bad = s.chunks;
+            d.apply(bad[d.frame]);
+            REQUIRE_THROWS_WITH(g.multi(std::vector<ByteView>(bad.begin(), bad.end()), 2.0),
+                                Catch::StartsWith("frame " + std::to_string(d.frame) + ":") && Catch::Contains(d.message));
+            require_same(g.multi(s.views(), 2.0), want);
+        }
+}
+
+TEST_CASE("random corruption on the GPU gives the CPU's verdict: an error or the same list", "[gpu][fuzz]") {
+    const Stack s = eiger_stack(64, 128, PixelType::u16, 1);
+    cuda::Chunk2Sparse gpu(s.mask, s.ni, s.nj, s.type);
+    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 300; ++trial) {
+        auto c = s.chunks[0];
+        for (int k = 0; k < 3; ++k) c[12 + rng() % (c.size() - 12)] = static_cast<std::uint8_t>(rng());
+        const std::vector<ByteView> one = {c};
+        bool cpu_ok = true;
+        try {
+            cpu.multi(one, 1.0);
+        } catch (const Error&) {
+            cpu_ok = false;
+        }
+        if (cpu_ok) {
+            require_same(gpu.multi(one, 1.0), cpu.multi(one, 1.0));
+        } else {
+            REQUIRE_THROWS_AS(gpu.multi(one, 1.0), Error);
+        }
+    }
+}
+
+TEST_CASE("what the GPU does not decode is refused with a pointer to the CPU class", "[gpu]") {
+    const std::vector<std::uint8_t> mask(64, 1);
+    REQUIRE_THROWS_WITH(cuda::Chunk2Sparse(mask, 8, 8, PixelType::u64), Catch::Contains("use bslz4::Chunk2Sparse (CPU)"));
+    REQUIRE_THROWS_WITH(cuda::Chunk2Sparse(mask, 8, 8, PixelType::u16, {0, 0, cuda::Unblock::gpu, -1, Codec::zstd}),
+                        Catch::Contains("lz4 chunks only"));
+    REQUIRE_THROWS_WITH(cuda::Chunk2Sparse(mask, 8, 9, PixelType::u16), Catch::Contains("mask has 64 bytes"));
+    REQUIRE_THROWS_WITH(cuda::Chunk2Sparse(mask, 8, 8, PixelType::u16, {0, 0, cuda::Unblock::gpu, 4096, Codec::lz4}),
+                        Catch::Contains("does not exist"));
+    cuda::Chunk2Sparse gpu(mask, 8, 8, PixelType::u16);
+    const auto raw = test::random_pixels<std::uint16_t>(64, 1);
+    const auto small_blocks = encode_chunk(raw, 2, {Codec::lz4, 64, 3});
+    REQUIRE_THROWS_WITH(gpu(small_blocks, 1.0), Catch::Contains("frame 0: block size 64 bytes") &&
+                                                     Catch::Contains("use bslz4::Chunk2Sparse (CPU)"));
+}
+
+int main(int argc, char** argv) {
+    if (!cuda::available()) {
+        std::printf("SKIP: no GPU: %s\n", cuda::unavailable_reason().c_str());
+        return 77;
+    }
+    const cuda::DeviceInfo info = cuda::device_info(0);
+    std::printf("GPU: %s, sm_%d, %d SMs, driver %d; kernels built for %s\n", info.name.c_str(), info.sm,
+                info.multiprocessors, info.driver_version, cuda::built_architectures());
+    return Catch::Session().run(argc, argv);
+}
