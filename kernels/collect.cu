@@ -57,7 +57,7 @@ __device__ void write_tiles(const T* dense, uint32_t first_frame, const bslz4_ab
     if (tile >= g.n_tiles) return;
     const uint32_t local = blockIdx.y, f = first_frame + local;
     if (status[f] != kFrameOk || npixels[f] > cap) return;  // refused, or listed on the host
-    const T* frame = dense + uint64_t(local) * g.frame_pixels;
+    const T* frame = dense + uint64_t(local) * g.dense_stride;
     const uint64_t first = tile < g.n_blocks ? uint64_t(tile) * g.block_elems : g.frame_pixels - g.tail_elems;
     const uint64_t end = tile < g.n_blocks ? min(g.frame_pixels - g.tail_elems, first + g.block_elems) : g.frame_pixels;
     uint64_t at = tile_offset[uint64_t(f) * g.n_tiles + tile];

@@ -1,9 +1,9 @@
 // decode: one warp per tile of a frame. A tile is one 8 kB LZ4 block (the frame's last tile is
-// the raw tail). The warp stages the compressed block in shared memory, decodes it there
-// (lz4_block.cuh), unshuffles 32 pixels a step, writes them to the batch's dense frames, and
-// counts the pixels above the cut that the mask allows (a warp ballot), so the collect needs
-// only one more pass. Shaped so: a block fits one warp's shared memory, and blocks are
-// independent, so thousands of warps keep the GPU busy.
+// the raw tail). The warp decodes the block into its 8 kB of shared memory (lz4_block.cuh),
+// unshuffles it 32 elements a lane (bit_unshuffle.cuh), writes the pixels to the batch's dense
+// frames with 16-byte stores, and counts the pixels above the cut that the mask allows, so the
+// collect needs only one more pass. Shaped so: a block fits one warp's shared memory, blocks
+// are independent, and 8 kB a warp leaves room for many warps per multiprocessor.
 #include "bit_unshuffle.cuh"
 #include "kernel_abi.h"
 #include "lz4_block.cuh"
@@ -11,10 +11,46 @@
 
 namespace bslz4_kernels {
 
+__device__ inline uint32_t load_be32_global(const uint8_t* p) {
+    return (uint32_t(__ldg(p)) << 24) | (uint32_t(__ldg(p + 1)) << 16) | (uint32_t(__ldg(p + 2)) << 8) | __ldg(p + 3);
+}
+
+// Pixels of a full block: 32 a lane a step. Returns this lane's count of listed pixels.
 template <class T>
-__device__ void decode_tiles(const uint8_t* chunks, const uint64_t* block_offset, const uint64_t* tail_offset,
+__device__ unsigned unshuffle_full_block(const uint8_t* planes, unsigned n, T* out, const uint8_t* mask,
+                                         const bslz4_abi::Cut& cut, unsigned lane) {
+    constexpr unsigned kEs = sizeof(T);
+    unsigned hits = 0;
+    for (unsigned w = lane; w < n / 32; w += 32) {
+        uint32_t px[8 * kEs];
+        unshuffle_32<kEs>(planes, n, w, px);
+        uint4* dst = reinterpret_cast<uint4*>(out + 32 * w);
+#pragma unroll
+        for (unsigned q = 0; q < 2 * kEs; ++q) dst[q] = make_uint4(px[4 * q], px[4 * q + 1], px[4 * q + 2], px[4 * q + 3]);
+        const uint4 m0 = reinterpret_cast<const uint4*>(mask + 32 * w)[0];
+        const uint4 m1 = reinterpret_cast<const uint4*>(mask + 32 * w)[1];
+        const uint32_t m[8] = {m0.x, m0.y, m0.z, m0.w, m1.x, m1.y, m1.z, m1.w};
+#pragma unroll
+        for (unsigned e = 0; e < 32; ++e) {
+            T v;
+            if (kEs == 4) {
+                memcpy(&v, &px[e], 4);
+            } else {
+                const uint32_t word = px[e * kEs / 4];
+                const uint32_t bits = (word >> (8 * ((e * kEs) & 3))) & (kEs == 1 ? 0xFFu : 0xFFFFu);
+                v = static_cast<T>(bits);
+            }
+            const bool use = (m[e / 4] >> (8 * (e & 3))) & 0xFFu;
+            hits += use && above_cut(v, cut);
+        }
+    }
+    return hits;
+}
+
+template <class T>
+__device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t* block_offset, const uint64_t* tail_offset,
                              uint32_t* status, uint32_t first_frame, const bslz4_abi::FrameGeometry& g,
-                             const uint8_t* mask, bslz4_abi::Cut cut, T* dense, uint32_t* tile_count) {
+                             const uint8_t* __restrict__ mask, bslz4_abi::Cut cut, T* dense, uint32_t* tile_count) {
     using namespace bslz4_abi;
     using Bits = typename BitsOf<T>::type;
     extern __shared__ __align__(16) uint8_t shared[];
@@ -27,25 +63,16 @@ __device__ void decode_tiles(const uint8_t* chunks, const uint64_t* block_offset
         if (lane == 0) *my_count = 0;
         return;
     }
-    T* frame = dense + uint64_t(local) * g.frame_pixels;
+    T* frame = dense + uint64_t(local) * g.dense_stride;
     // The tail tile starts after the last (possibly short) block.
     const uint64_t first = tile < g.n_blocks ? uint64_t(tile) * g.block_elems : g.frame_pixels - g.tail_elems;
     unsigned hits = 0;
     if (tile < g.n_blocks) {
-        uint8_t* stage = shared + warp * kSharedPerWarp;
-        uint8_t* planes = stage + kStageBytes;
-        const uint64_t at = block_offset[uint64_t(f) * g.n_blocks + tile];
-        const uint8_t* src = chunks + at;
-        const uint32_t len = (uint32_t(src[0]) << 24) | (uint32_t(src[1]) << 16) | (uint32_t(src[2]) << 8) | src[3];
+        uint8_t* planes = shared + warp * kSharedPerWarp;
+        const uint8_t* src = chunks + block_offset[uint64_t(f) * g.n_blocks + tile];
+        const uint32_t len = load_be32_global(src);
         const unsigned n = tile + 1 == g.n_blocks ? g.last_block_elems : g.block_elems;
-        unsigned fault = 0;
-        if (len > kMaxCompressedBlock) {
-            fault = kBlockTooLong;
-        } else {
-            for (unsigned k = lane; k < len; k += 32) stage[k] = src[4 + k];
-            __syncwarp();
-            fault = lz4_decode_warp(stage, len, planes, n * sizeof(T), lane);
-        }
+        const unsigned fault = len > kMaxCompressedBlock ? kBlockTooLong : lz4_decode_warp(src + 4, len, planes, n * sizeof(T), lane);
         if (fault) {
             if (lane == 0) {
                 atomicMin(status + f, ((tile + 1) << 8) | fault);
@@ -53,13 +80,16 @@ __device__ void decode_tiles(const uint8_t* chunks, const uint64_t* block_offset
             }
             return;
         }
-        for (unsigned i = lane; i < n; i += 32) {
-            const Bits bits = unshuffle_element<Bits>(planes, n, i);
-            T v;
-            memcpy(&v, &bits, sizeof(T));
-            frame[first + i] = v;
-            const bool hit = mask[first + i] && above_cut(v, cut);
-            hits += __popc(__ballot_sync(__activemask(), hit));
+        if (n % 32 == 0) {
+            hits = unshuffle_full_block<T>(planes, n, frame + first, mask + first, cut, lane);
+        } else {
+            for (unsigned i = lane; i < n; i += 32) {
+                const Bits bits = unshuffle_element<Bits>(planes, n, i);
+                T v;
+                memcpy(&v, &bits, sizeof(T));
+                frame[first + i] = v;
+                hits += mask[first + i] && above_cut(v, cut);
+            }
         }
     } else if (lane < g.tail_elems) {  // the raw tail: at most 7 pixels, unaligned
         const uint8_t* src = chunks + tail_offset[f] + lane * sizeof(T);
@@ -70,10 +100,7 @@ __device__ void decode_tiles(const uint8_t* chunks, const uint64_t* block_offset
         frame[first + lane] = v;
         hits = mask[first + lane] && above_cut(v, cut);
     }
-    // The tail's hits are per lane; the blocks' are already warp totals in every lane.
-    if (tile >= g.n_blocks) {
-        for (unsigned s = 16; s > 0; s >>= 1) hits += __shfl_down_sync(0xFFFFFFFFu, hits, s);
-    }
+    for (unsigned s = 16; s > 0; s >>= 1) hits += __shfl_down_sync(0xFFFFFFFFu, hits, s);
     if (lane == 0) *my_count = hits;
 }
 

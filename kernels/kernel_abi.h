@@ -10,10 +10,10 @@ namespace bslz4_abi {
 constexpr unsigned kBlockBytes = 8192;
 // LZ4_compressBound(8192) = 8192 + 8192/255 + 16: no valid LZ4 block of 8 kB is longer.
 constexpr unsigned kMaxCompressedBlock = 8240;
-constexpr unsigned kStageBytes = 8256;  // kMaxCompressedBlock rounded up to 64
-constexpr unsigned kWarpsPerCta = 2;    // decode and write kernels: 2 warps, one tile each (32 kB
-                                        // of shared memory a block: no opt-in, and sm_75 fits)
-constexpr unsigned kSharedPerWarp = kStageBytes + kBlockBytes;
+constexpr unsigned kWarpsPerCta = 4;    // decode and write kernels: 4 warps, one tile each
+constexpr unsigned kSharedPerWarp = kBlockBytes;  // 32 kB a block: no opt-in, sm_75 fits
+// Dense frames on the device start every kDenseAlign bytes, so 16-byte stores stay aligned.
+constexpr unsigned kDenseAlign = 256;
 constexpr unsigned kScanThreads = 1024;
 constexpr unsigned kUnblockThreads = 128;
 
@@ -54,6 +54,7 @@ struct FrameGeometry {
     uint32_t n_tiles;        // n_blocks + 1: the last tile holds the raw tail
     uint32_t last_block_elems;
     uint32_t tail_elems;
+    uint64_t dense_stride;   // pixels from one dense frame to the next (a multiple of kDenseAlign bytes)
 };
 
 }  // namespace bslz4_abi

@@ -140,6 +140,8 @@ struct Chunk2Sparse::State {
         geometry.last_block_elems =
             geometry.n_blocks ? static_cast<std::uint32_t>(shuffled - (geometry.n_blocks - 1) * std::size_t{geometry.block_elems}) : 0;
         geometry.tail_elems = static_cast<std::uint32_t>(n % 8);
+        const std::size_t align_pixels = abi::kDenseAlign / bpp;
+        geometry.dense_stride = (n + align_pixels - 1) / align_pixels * align_pixels;
         cap = n * bpp / (4 + bpp);
 
         const std::size_t frame_bytes = n * bpp;
@@ -167,7 +169,7 @@ struct Chunk2Sparse::State {
             s.tile_count = DeviceBuffer(std::size_t{group} * geometry.n_tiles * 4, "tile counts");
             s.tile_offset = DeviceBuffer(std::size_t{group} * geometry.n_tiles * 4, "tile offsets");
             s.npixels = DeviceBuffer(group * 8, "pixel counts");
-            s.dense = DeviceBuffer(std::size_t{batch} * frame_bytes, "dense frames");
+            s.dense = DeviceBuffer(std::size_t{batch} * geometry.dense_stride * bpp, "dense frames");
             s.values = DeviceBuffer(std::size_t{group} * cap * bpp, "listed values");
             s.indices = DeviceBuffer(std::size_t{group} * cap * 4, "listed indices");
             s.status_host = PinnedBuffer(group * 4, "frame status");
