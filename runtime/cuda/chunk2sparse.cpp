@@ -80,8 +80,8 @@ struct Slot {
     DeviceBuffer chunks_dev;
     PinnedBuffer meta_host;  // chunk offsets and lengths, then the cpu-unblock offsets
     DeviceBuffer chunk_offset, chunk_length, block_offset, tail_offset, status, tile_count, tile_offset, npixels;
-    DeviceBuffer dense, values, indices;
-    PinnedBuffer status_host, npixels_host;
+    DeviceBuffer frame_offset, dense, values, indices;
+    PinnedBuffer status_host, npixels_host, offsets_host, lists_host;
     bool pending = false;
     std::size_t first = 0, count = 0;
 
@@ -99,7 +99,7 @@ struct Chunk2Sparse::State {
     PrimaryContext ctx;
     DeviceInfo info;
     Module module;
-    CUfunction f_unblock, f_decode, f_scan, f_write;
+    CUfunction f_unblock, f_decode, f_scan, f_offsets, f_write;
     abi::FrameGeometry geometry{};
     std::size_t cap;
     unsigned batch, group;
@@ -128,6 +128,7 @@ struct Chunk2Sparse::State {
         f_unblock = kernel(module, "bslz4_unblock");
         f_decode = kernel(module, "bslz4_decode_" + tn);
         f_scan = kernel(module, "bslz4_scan_tiles");
+        f_offsets = kernel(module, "bslz4_frame_offsets");
         f_write = kernel(module, "bslz4_write_" + tn);
 
         const std::size_t n = npix;
@@ -169,6 +170,8 @@ struct Chunk2Sparse::State {
             s.tile_count = DeviceBuffer(std::size_t{group} * geometry.n_tiles * 4, "tile counts");
             s.tile_offset = DeviceBuffer(std::size_t{group} * geometry.n_tiles * 4, "tile offsets");
             s.npixels = DeviceBuffer(group * 8, "pixel counts");
+            s.frame_offset = DeviceBuffer(group * 8, "list offsets");
+            s.offsets_host = PinnedBuffer(group * 8, "list offsets");
             s.dense = DeviceBuffer(std::size_t{batch} * geometry.dense_stride * bpp, "dense frames");
             s.values = DeviceBuffer(std::size_t{group} * cap * bpp, "listed values");
             s.indices = DeviceBuffer(std::size_t{group} * cap * 4, "listed indices");
@@ -324,10 +327,13 @@ struct Chunk2Sparse::State {
                    mask.as<const std::uint8_t>(), c, s.dense.as<void>(), s.tile_count.as<std::uint32_t>());
             launch(f_scan, "bslz4_scan_tiles", {nb, 1, abi::kScanThreads, 0}, st, s.tile_count.as<const std::uint32_t>(),
                    geometry.n_tiles, b0, s.tile_offset.as<std::uint32_t>(), s.npixels.as<std::uint64_t>());
+            launch(f_offsets, "bslz4_frame_offsets", {1, 1, 32, 0}, st, s.npixels.as<const std::uint64_t>(),
+                   s.status.as<const std::uint32_t>(), b0, nb, std::uint64_t{cap}, s.frame_offset.as<std::uint64_t>());
             launch(f_write, "bslz4_write", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, s.dense.as<const void>(), b0,
-                   geometry, mask.as<const std::uint8_t>(), c, s.tile_offset.as<const std::uint32_t>(),
+                   geometry, mask.as<const std::uint8_t>(), c, s.tile_count.as<const std::uint32_t>(),
+                   s.tile_offset.as<const std::uint32_t>(),
                    s.npixels.as<const std::uint64_t>(), s.status.as<const std::uint32_t>(), std::uint64_t{cap},
-                   s.values.as<void>(), s.indices.as<std::uint32_t>());
+                   s.frame_offset.as<const std::uint64_t>(), s.values.as<void>(), s.indices.as<std::uint32_t>());
         }
     }
 
@@ -341,6 +347,8 @@ struct Chunk2Sparse::State {
         check(driver().cuMemcpyDtoHAsync(s.status_host.data(), s.status.get(), count * 4, st), "cuMemcpyDtoHAsync(status)");
         check(driver().cuMemcpyDtoHAsync(s.npixels_host.data(), s.npixels.get(), count * 8, st),
               "cuMemcpyDtoHAsync(pixel counts)");
+        check(driver().cuMemcpyDtoHAsync(s.offsets_host.data(), s.frame_offset.get(), count * 8, st),
+              "cuMemcpyDtoHAsync(list offsets)");
         s.pending = true;
         s.first = first;
         s.count = count;
@@ -357,6 +365,23 @@ struct Chunk2Sparse::State {
         for (std::size_t k = 0; k < s.count; ++k)
             if (status[k] != abi::kFrameOk)
                 throw Error("frame " + std::to_string(s.first + k) + ": " + fault_text(status[k], chunk_of(s.first + k)));
+        // Every list of the group, packed, in two copies.
+        const auto* starts = reinterpret_cast<const std::uint64_t*>(s.offsets_host.data());
+        std::size_t total = 0;
+        for (std::size_t k = 0; k < s.count; ++k)
+            if (counts[k] <= cap) total = std::max<std::size_t>(total, starts[k] + counts[k]);
+        const std::size_t index_at = (total * bpp + 15) / 16 * 16;
+        if (s.lists_host.size() < index_at + total * 4) {
+            const std::size_t grown = std::max<std::size_t>(index_at + total * 4, s.lists_host.size() * 5 / 4);
+            s.lists_host = PinnedBuffer();
+            s.lists_host = PinnedBuffer(grown, "lists");
+        }
+        if (total) {
+            check(driver().cuMemcpyDtoHAsync(s.lists_host.data(), s.values.get(), total * bpp, st), "cuMemcpyDtoHAsync(values)");
+            check(driver().cuMemcpyDtoHAsync(s.lists_host.data() + index_at, s.indices.get(), total * 4, st),
+                  "cuMemcpyDtoHAsync(indices)");
+            check(driver().cuStreamSynchronize(st), "cuStreamSynchronize");
+        }
         for (std::size_t k = 0; k < s.count; ++k) {
             const std::size_t f = s.first + k, n = counts[k];
             std::uint8_t* v = values.data() + f * npix * bpp;
@@ -370,11 +395,9 @@ struct Chunk2Sparse::State {
                 ++host_frames;
                 continue;
             }
-            if (!n) continue;
-            check(driver().cuMemcpyDtoHAsync(v, s.values.get() + k * cap * bpp, n * bpp, st), "cuMemcpyDtoHAsync(values)");
-            check(driver().cuMemcpyDtoHAsync(idx, s.indices.get() + k * cap * 4, n * 4, st), "cuMemcpyDtoHAsync(indices)");
+            std::memcpy(v, s.lists_host.data() + starts[k] * bpp, n * bpp);
+            std::memcpy(idx, s.lists_host.data() + index_at + starts[k] * 4, n * 4);
         }
-        check(driver().cuStreamSynchronize(st), "cuStreamSynchronize");
     }
 
     void abandon() noexcept {
