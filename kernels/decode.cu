@@ -27,6 +27,7 @@ __device__ unsigned unshuffle_full_block(const uint8_t* planes, unsigned n, T* o
         uint4* dst = reinterpret_cast<uint4*>(out + 32 * w);
 #pragma unroll
         for (unsigned q = 0; q < 2 * kEs; ++q) dst[q] = make_uint4(px[4 * q], px[4 * q + 1], px[4 * q + 2], px[4 * q + 3]);
+        if (!any_above_32<T>(px, cut)) continue;  // the usual case: background only
         const uint4 m0 = reinterpret_cast<const uint4*>(mask + 32 * w)[0];
         const uint4 m1 = reinterpret_cast<const uint4*>(mask + 32 * w)[1];
         const uint32_t m[8] = {m0.x, m0.y, m0.z, m0.w, m1.x, m1.y, m1.z, m1.w};

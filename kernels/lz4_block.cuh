@@ -42,6 +42,9 @@ __device__ inline void copy_match(uint8_t* out, unsigned op, unsigned offset, un
     const unsigned from = op - offset;
     if (offset >= n) {
         for (unsigned k = lane; k < n; k += 32) out[op + k] = out[from + k];
+    } else if (offset == 1) {  // a run of one byte (the zero bit-planes): no division
+        const uint8_t b = out[from];
+        for (unsigned k = lane; k < n; k += 32) out[op + k] = b;
     } else if (offset < 32) {
         unsigned idx = lane % offset;
         const unsigned step = 32 % offset;

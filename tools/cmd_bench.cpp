@@ -94,7 +94,7 @@ void bench_gpu(const EigerStack& stack, double cut, double seconds, int device, 
                 "gpu (a) chunks on the device", fa, fa * frame_gb, fa * frame_gb / d2d);
 
     // (b) from pinned memory, (c) from pageable memory: whole calls of multi / from_buffer.
-    const std::size_t nframes = 2 * gpu.group();
+    const std::size_t nframes = 4 * gpu.group();  // several groups a call: uploads overlap kernels
     const auto views = stack.views(nframes);
     std::vector<std::uint64_t> offsets, lengths;
     std::size_t total = 0;
