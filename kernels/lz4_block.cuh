@@ -23,8 +23,13 @@ __device__ inline bool lz4_extend(const uint8_t* __restrict__ in, unsigned in_le
     return true;
 }
 
-// Copies n input bytes to out with four loads in flight per lane.
+// Copies n input bytes to out with four loads in flight per lane. Most runs are short: one
+// predicated step, with no loop set-up.
 __device__ inline void copy_literals(const uint8_t* __restrict__ in, uint8_t* out, unsigned n, unsigned lane) {
+    if (n <= 32) {
+        if (lane < n) out[lane] = __ldg(in + lane);
+        return;
+    }
     unsigned k = lane;
     for (; k + 96 < n; k += 128) {
         const uint8_t a = __ldg(in + k), b = __ldg(in + k + 32), c = __ldg(in + k + 64), d = __ldg(in + k + 96);
@@ -40,6 +45,10 @@ __device__ inline void copy_literals(const uint8_t* __restrict__ in, uint8_t* ou
 // the source, so a short offset becomes a pattern every lane can write at once.
 __device__ inline void copy_match(uint8_t* out, unsigned op, unsigned offset, unsigned n, unsigned lane) {
     const unsigned from = op - offset;
+    if (n <= 32) {  // short matches are the common case: one step
+        if (lane < n) out[op + lane] = out[from + (lane < offset ? lane : lane % offset)];
+        return;
+    }
     if (offset >= n) {
         for (unsigned k = lane; k < n; k += 32) out[op + k] = out[from + k];
     } else if (offset == 1) {  // a run of one byte (the zero bit-planes): no division
