@@ -158,6 +158,23 @@ TEST_CASE("two GPU objects alive at once work side by side", "[gpu]") {
     }
 }
 
+TEST_CASE("moved GPU objects and pinned memory keep working", "[gpu]") {
+    const Stack s = eiger_stack(96, 160, PixelType::u16, 6);
+    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    const SparseBatch want = cpu.multi(s.views(), 2.0);
+    cuda::Chunk2Sparse a(s.mask, s.ni, s.nj, s.type);
+    cuda::Chunk2Sparse b(std::move(a));
+    require_same(b.multi(s.views(), 2.0), want);
+    cuda::Chunk2Sparse c(s.mask, 8, s.ni * s.nj / 8, s.type);  // another shape, replaced by the move
+    c = std::move(b);
+    require_same(c.multi(s.views(), 2.0), want);
+    cuda::PinnedHostMemory p(1000), q(10);
+    p.data()[999] = 7;
+    q = std::move(p);
+    CHECK(q.size() == 1000);
+    CHECK(q.data()[999] == 7);
+}
+
 TEST_CASE("a corrupted chunk in a batch is an error naming its frame, and the next call works", "[gpu]") {
     const Stack s = eiger_stack(100, 200, PixelType::u16, 20);
     cuda::Chunk2Sparse gpu(s.mask, s.ni, s.nj, s.type, {4, 8, cuda::Unblock::gpu, -1, Codec::lz4});
