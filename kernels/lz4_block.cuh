@@ -45,8 +45,12 @@ __device__ inline void copy_literals(const uint8_t* __restrict__ in, uint8_t* ou
 // the source, so a short offset becomes a pattern every lane can write at once.
 __device__ inline void copy_match(uint8_t* out, unsigned op, unsigned offset, unsigned n, unsigned lane) {
     const unsigned from = op - offset;
-    if (n <= 32) {  // short matches are the common case: one step
-        if (lane < n) out[op + lane] = out[from + (lane < offset ? lane : lane % offset)];
+    if (n <= 32) {  // short matches are the common case: one step (the branches are warp-uniform)
+        if (offset >= n) {
+            if (lane < n) out[op + lane] = out[from + lane];
+        } else {
+            if (lane < n) out[op + lane] = out[from + lane % offset];
+        }
         return;
     }
     if (offset >= n) {
@@ -62,10 +66,14 @@ __device__ inline void copy_match(uint8_t* out, unsigned op, unsigned offset, un
             idx += step;
             if (idx >= offset) idx -= offset;
         }
-    } else {  // 32 <= offset < n: each round of 32 reads only bytes written by earlier rounds
-        for (unsigned k0 = 0; k0 < n; k0 += 32) {
-            const unsigned k = k0 + lane;
-            if (k < n) out[op + k] = out[from + k];
+    } else {  // 32 <= offset < n: a round of 32 reads bytes written offset/32 rounds before
+        const unsigned rounds_apart = offset / 32;
+        unsigned k0 = 0;
+        while (k0 < n) {
+            for (unsigned r = 0; r < rounds_apart && k0 < n; ++r, k0 += 32) {
+                const unsigned k = k0 + lane;
+                if (k < n) out[op + k] = out[from + k];
+            }
             __syncwarp();
         }
     }
