@@ -18,6 +18,7 @@
 #include "kernel_abi.h"
 #include "kernel_image.hpp"
 #include "launch.hpp"
+#include "pinned_registry.hpp"
 #include "pixel_threshold.hpp"
 
 namespace bslz4::cuda {
@@ -195,21 +196,13 @@ struct Chunk2Sparse::State {
                " (found by the GPU; the CPU decoder accepts this chunk)";
     }
 
-    // Chunks in page-locked memory are uploaded by DMA straight from there, as one range.
-    static bool is_pinned(const void* p) {
-        unsigned type = 0;
-        return driver().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                              reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS &&
-               type == CU_MEMORYTYPE_HOST;
-    }
-
     template <class ChunkOf>
     void pack(Slot& s, std::size_t first, std::size_t count, ChunkOf&& chunk_of) {
         std::uint64_t* offs = s.meta();
         std::uint64_t* lens = offs + count;
         std::uint64_t total = 0;
         check_block_sizes(first, count, chunk_of);
-        // One pinned range holding every chunk of the group: upload it as it is.
+        // Chunks in one PinnedHostMemory are uploaded by DMA straight from there, as one range.
         const std::uint8_t* lo = nullptr;
         const std::uint8_t* hi = nullptr;
         for (std::size_t k = 0; k < count; ++k) {
@@ -217,8 +210,8 @@ struct Chunk2Sparse::State {
             if (!lo || c.data < lo) lo = c.data;
             if (!hi || c.data + c.size > hi) hi = c.data + c.size;
         }
-        if (lo && hi - lo <= static_cast<std::ptrdiff_t>(2 * total_bytes(first, count, chunk_of) + 4096) && is_pinned(lo) &&
-            is_pinned(hi - 1)) {
+        if (lo && hi - lo <= static_cast<std::ptrdiff_t>(2 * total_bytes(first, count, chunk_of) + 4096) &&
+            is_pinned_range(lo, hi)) {
             for (std::size_t k = 0; k < count; ++k) {
                 const ByteView c = chunk_of(first + k);
                 offs[k] = static_cast<std::uint64_t>(c.data - lo);

@@ -1,12 +1,46 @@
 #include "bslz4/cuda/host_memory.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "context.hpp"
 #include "driver_objects.hpp"
+#include "pinned_registry.hpp"
 
 namespace bslz4::cuda {
+
+namespace detail {
+
+namespace {
+std::mutex registry_mutex;
+std::map<const std::uint8_t*, std::size_t, std::less<>>& registry() {
+    static std::map<const std::uint8_t*, std::size_t, std::less<>> ranges;
+    return ranges;
+}
+}  // namespace
+
+void register_pinned(const std::uint8_t* data, std::size_t size) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    registry()[data] = size;
+}
+
+void unregister_pinned(const std::uint8_t* data) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    registry().erase(data);
+}
+
+bool is_pinned_range(const std::uint8_t* lo, const std::uint8_t* hi) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    auto it = registry().upper_bound(lo);
+    if (it == registry().begin()) return false;
+    --it;
+    return std::less_equal<>()(it->first, lo) && std::less_equal<>()(hi, it->first + it->second);
+}
+
+}  // namespace detail
 
 using namespace detail;
 
@@ -16,7 +50,11 @@ struct PinnedHostMemory::State {
     State(std::size_t bytes, int device) : ctx(device) {
         ScopedContext scope(ctx);
         buffer = PinnedBuffer(bytes, "pinned host memory");
+        register_pinned(buffer.data(), bytes);
     }
+    ~State() { unregister_pinned(buffer.data()); }
+    State(const State&) = delete;
+    State& operator=(const State&) = delete;
 };
 
 PinnedHostMemory::PinnedHostMemory(std::size_t bytes, int device) : state_(std::make_unique<State>(bytes, device)) {}

@@ -1,6 +1,6 @@
 // Page-locked (pinned) host memory for chunks, and the copy bandwidths the benchmark reports
-// as ceilings. Chunks that from_buffer finds in pinned memory go to the GPU by DMA straight
-// from there; pageable chunks are first staged through the object's own pinned buffers.
+// as ceilings. When from_buffer's chunks lie in one PinnedHostMemory they go to the GPU by DMA
+// straight from there; other chunks are first staged through the object's own pinned buffers.
 #pragma once
 #include <cstddef>
 #include <cstdint>
