@@ -13,6 +13,10 @@
 
 namespace bslz4 {
 
+namespace detail {
+class SparseEngine;
+}
+
 struct Chunk2SparseOptions {
     Codec codec = Codec::lz4;
     unsigned threads = 0;  // frames decoded at once by multi / from_buffer; 0: all cores
@@ -42,8 +46,7 @@ public:
     unsigned threads() const;
 
 private:
-    struct State;
-    std::unique_ptr<State> state_;
+    std::unique_ptr<detail::SparseEngine> state_;
 };
 
 }  // namespace bslz4

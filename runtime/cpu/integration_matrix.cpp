@@ -1,0 +1,123 @@
+#include "bslz4/integration_matrix.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "bslz4/error.hpp"
+
+namespace bslz4 {
+
+namespace {
+
+std::string str(std::uint64_t v) { return std::to_string(v); }
+
+// Reads entry k of an int32 or uint32 array as a non-negative value; -1 for a negative one.
+std::int64_t index_at(const void* p, IndexType t, std::size_t k) {
+    if (t == IndexType::i32) return static_cast<const std::int32_t*>(p)[k] < 0 ? -1 : static_cast<const std::int32_t*>(p)[k];
+    return static_cast<const std::uint32_t*>(p)[k];
+}
+
+}  // namespace
+
+IntegrationMatrix normalise_matrix(const MatrixInput& in) {
+    const bool csc = in.layout == MatrixLayout::csc;
+    const std::size_t major = csc ? in.pixels : in.bins;  // what indptr walks
+    const std::size_t minor = csc ? in.bins : in.pixels;  // what indices name
+    const char* major_name = csc ? "pixels" : "bins";
+    const char* minor_name = csc ? "bins" : "pixels";
+    if (in.bins == 0 || in.pixels == 0) throw Error("matrix shape " + str(in.bins) + " x " + str(in.pixels) + " is empty");
+    if (in.pixels > 0xFFFFFFFFull || in.data_size > 0xFFFFFFFFull)
+        throw Error("matrix too large for 32-bit indices");
+    if (in.indptr_size != major + 1)
+        throw Error("matrix indptr has " + str(in.indptr_size) + " entries, " + major_name + " + 1 = " + str(major + 1) +
+                    " expected");
+    if (in.indices_size != in.data_size)
+        throw Error("matrix has " + str(in.data_size) + " weights but " + str(in.indices_size) + " indices");
+    if ((in.data_size && (!in.data || !in.indices)) || !in.indptr) throw Error("matrix array missing (null pointer)");
+    if (index_at(in.indptr, in.index_type, 0) != 0) throw Error("matrix indptr[0] is not 0");
+    for (std::size_t m = 0; m < major; ++m) {
+        const std::int64_t a = index_at(in.indptr, in.index_type, m), b = index_at(in.indptr, in.index_type, m + 1);
+        if (b < a) throw Error("matrix indptr decreases at entry " + str(m + 1));
+    }
+    if (static_cast<std::size_t>(index_at(in.indptr, in.index_type, major)) != in.data_size)
+        throw Error("matrix indptr ends at " + str(static_cast<std::uint64_t>(index_at(in.indptr, in.index_type, major))) +
+                    ", not at the " + str(in.data_size) + " weights");
+    for (std::size_t k = 0; k < in.data_size; ++k) {
+        const std::int64_t i = index_at(in.indices, in.index_type, k);
+        if (i < 0 || static_cast<std::size_t>(i) >= minor)
+            throw Error("matrix index " + std::to_string(i) + " at entry " + str(k) + " is outside 0.." +
+                        str(minor - 1) + " (" + minor_name + ")");
+    }
+
+    // (bin, pixel, weight) triples, sorted, duplicates merged.
+    struct Entry {
+        std::uint32_t bin, pixel;
+        float w;
+    };
+    std::vector<Entry> e(in.data_size);
+    for (std::size_t m = 0; m < major; ++m)
+        for (auto k = index_at(in.indptr, in.index_type, m); k < index_at(in.indptr, in.index_type, m + 1); ++k) {
+            const auto i = static_cast<std::uint32_t>(index_at(in.indices, in.index_type, static_cast<std::size_t>(k)));
+            e[static_cast<std::size_t>(k)] = csc ? Entry{i, static_cast<std::uint32_t>(m), in.data[k]}
+                                                 : Entry{static_cast<std::uint32_t>(m), i, in.data[k]};
+        }
+    std::stable_sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) {
+        return a.bin != b.bin ? a.bin < b.bin : a.pixel < b.pixel;
+    });
+    IntegrationMatrix out;
+    out.bins = in.bins;
+    out.pixels = in.pixels;
+    out.row_start.assign(in.bins + 1, 0);
+    for (std::size_t k = 0; k < e.size();) {
+        std::size_t j = k;
+        double sum = 0;
+        for (; j < e.size() && e[j].bin == e[k].bin && e[j].pixel == e[k].pixel; ++j) sum += e[j].w;
+        out.pixel.push_back(e[k].pixel);
+        out.weight.push_back(static_cast<float>(sum));
+        ++out.row_start[e[k].bin + 1];
+        k = j;
+    }
+    std::partial_sum(out.row_start.begin(), out.row_start.end(), out.row_start.begin());
+    return out;
+}
+
+IntegrationMatrix fold_mask(const IntegrationMatrix& m, ByteView mask) {
+    if (mask.size != m.pixels)
+        throw Error("mask has " + str(mask.size) + " pixels, the matrix " + str(m.pixels));
+    IntegrationMatrix out;
+    out.bins = m.bins;
+    out.pixels = m.pixels;
+    out.powder_scale = m.powder_scale;
+    out.row_start.assign(m.bins + 1, 0);
+    for (std::size_t b = 0; b < m.bins; ++b) {
+        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
+            if (!mask.data[m.pixel[k]]) continue;
+            out.pixel.push_back(m.pixel[k]);
+            out.weight.push_back(m.weight[k]);
+            if (m.fixed_point()) out.fixed_weight.push_back(m.fixed_weight[k]);
+        }
+        out.row_start[b + 1] = static_cast<std::uint32_t>(out.pixel.size());
+    }
+    return out;
+}
+
+IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& m, int weight_bits) {
+    if (weight_bits < 2 || weight_bits > 31) throw Error("fixed-point weights take 2 to 31 bits, not " + std::to_string(weight_bits));
+    float top = 0;
+    for (float w : m.weight) {
+        if (!std::isfinite(w)) throw Error("matrix weight is not finite: a fixed-point matrix needs finite weights");
+        top = std::max(top, std::fabs(w));
+    }
+    IntegrationMatrix out = m;
+    int exponent = 0;
+    std::frexp(top > 0 ? top : 1.0f, &exponent);  // top < 2^exponent
+    out.powder_scale = std::ldexp(1.0, weight_bits - 1 - exponent);
+    out.fixed_weight.resize(m.weight.size());
+    for (std::size_t k = 0; k < m.weight.size(); ++k)
+        out.fixed_weight[k] = static_cast<std::int32_t>(std::llround(static_cast<double>(m.weight[k]) * out.powder_scale));
+    return out;
+}
+
+}  // namespace bslz4

@@ -1,0 +1,119 @@
+// The CPU decoding engine shared by Chunk2Sparse and Chunk2SparseCSC: a frame is decoded block
+// by block into a block-sized buffer that stays in L1, listed from there (the dense frame is
+// never written to memory), and each block is offered to an optional per-block consumer (the
+// integrator). Frames of a batch run on a thread pool, one frame per task.
+#pragma once
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bslz4/chunk2sparse.hpp"
+#include "bslz4/error.hpp"
+#include "chunk_decoder.hpp"
+#include "host_buffer.hpp"
+#include "sparsify.hpp"
+#include "thread_pool.hpp"
+
+namespace bslz4::detail {
+
+struct WorkerSpace {
+    BlockScratch scratch;
+    std::vector<std::uint8_t> block;  // one decoded block
+};
+
+inline std::string frame_error(std::size_t f, const std::exception& e) {
+    return "frame " + std::to_string(f) + ": " + e.what();
+}
+
+struct NoBlockWork {
+    template <class T>
+    void operator()(std::size_t, const T*, std::size_t, unsigned) const {}
+};
+
+class SparseEngine {
+public:
+    std::size_t ni, nj, npix;
+    PixelType type;
+    std::size_t bpp;
+    Chunk2SparseOptions options;
+    std::vector<std::uint8_t> mask;
+    ThreadPool pool;
+    std::vector<WorkerSpace> workers;
+    // Results of the last call (views handed out point here).
+    HostBuffer values, indices;
+    std::vector<std::size_t> npixels;
+
+    SparseEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o)
+        : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o), pool(o.threads) {
+        if (ni == 0 || nj == 0) throw Error("frame shape " + std::to_string(ni) + " x " + std::to_string(nj) + " is empty");
+        if (npix > 0xFFFFFFFFull) throw Error("frame of " + std::to_string(npix) + " pixels does not fit 32-bit indices");
+        if (m.size != npix)
+            throw Error("mask has " + std::to_string(m.size) + " bytes, the frame " + std::to_string(ni) + " x " +
+                        std::to_string(nj) + " needs " + std::to_string(npix));
+        mask.assign(m.data, m.data + m.size);
+        workers.resize(pool.size());
+    }
+
+    // Lists one frame's chunk into out_v / out_i (room for npix each); returns the count.
+    // each_block(first, pixels, n, worker) also sees every decoded block (the integrators).
+    template <class EachBlock = NoBlockWork>
+    std::size_t list_chunk(ByteView chunk, double cut, std::uint8_t* out_v, std::uint32_t* out_i, unsigned worker,
+                           EachBlock&& each_block = {}) {
+        const ChunkDecoder decoder(chunk, bpp, options.codec, npix * bpp);
+        WorkerSpace& ws = workers[worker];
+        const std::size_t block_bytes = decoder.layout().header.block_elems * bpp;
+        if (ws.block.size() < block_bytes) ws.block.resize(block_bytes);
+        return visit_pixel_type(type, [&](auto zero) {
+            using T = decltype(zero);
+            const PixelThreshold<T> th(cut);
+            T* ov = reinterpret_cast<T*>(out_v);
+            std::size_t count = 0;
+            decoder.for_each_block(ws.scratch, ws.block.data(), [&](std::size_t first, const std::uint8_t* px, std::size_t n) {
+                count += list_above(reinterpret_cast<const T*>(px), mask.data() + first, n,
+                                            static_cast<std::uint32_t>(first), th, ov + count, out_i + count);
+                each_block(first, reinterpret_cast<const T*>(px), n, worker);
+            });
+            return count;
+        });
+    }
+
+    template <class EachBlock = NoBlockWork>
+    std::size_t list_dense(ByteView frame, double cut, std::uint8_t* out_v, std::uint32_t* out_i, unsigned worker,
+                           EachBlock&& each_block = {}) {
+        if (frame.size != npix * bpp)
+            throw Error("dense frame has " + std::to_string(frame.size) + " bytes, expected " + std::to_string(npix * bpp));
+        return visit_pixel_type(type, [&](auto zero) {
+            using T = decltype(zero);
+            // The frame may be unaligned: list it in aligned pieces through a copy.
+            constexpr std::size_t kPiece = 4096;
+            T piece[kPiece];
+            std::size_t count = 0;
+            for (std::size_t first = 0; first < npix; first += kPiece) {
+                const std::size_t n = std::min(kPiece, npix - first);
+                std::memcpy(piece, frame.data + first * sizeof(T), n * sizeof(T));
+                count += list_above(piece, mask.data() + first, n, static_cast<std::uint32_t>(first),
+                                            PixelThreshold<T>(cut), reinterpret_cast<T*>(out_v) + count,
+                                            out_i + count);
+                each_block(first, static_cast<const T*>(piece), n, worker);
+            }
+            return count;
+        });
+    }
+
+    template <class ListFrame>
+    SparseBatch run_batch(std::size_t nframes, ListFrame&& list_frame) {
+        npixels.assign(nframes, 0);
+        std::uint8_t* v = values.reserve(nframes * npix * bpp);
+        auto* idx = reinterpret_cast<std::uint32_t*>(indices.reserve(nframes * npix * sizeof(std::uint32_t)));
+        pool.run(nframes, [&](std::size_t f, unsigned worker) {
+            try {
+                npixels[f] = list_frame(f, v + f * npix * bpp, idx + f * npix, worker);
+            } catch (const std::exception& e) {
+                throw Error(frame_error(f, e));
+            }
+        });
+        return {nframes, npix, npixels.data(), v, idx, type};
+    }
+};
+
+}  // namespace bslz4::detail
