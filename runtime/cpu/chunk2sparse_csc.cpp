@@ -1,0 +1,152 @@
+// Chunk2SparseCSC on the CPU. The matrix is held pixel-major (a column per pixel), so each
+// decoded block, still in L1, is integrated as it is listed: acc[bin] += weight * pixel for
+// the block's pixels, into the frame's own powder row (no sharing between threads).
+#include "bslz4/chunk2sparse_csc.hpp"
+
+#include <cstring>
+#include <type_traits>
+
+#include "buffer_ranges.hpp"
+#include "sparse_engine.hpp"
+
+namespace bslz4 {
+
+namespace detail {
+
+class Integrator {
+public:
+    Integrator(ByteView mask, std::size_t ni, std::size_t nj, PixelType type, const IntegrationMatrix& matrix,
+               Accumulator acc, Chunk2SparseOptions options)
+        : engine(mask, ni, nj, type, options), acc(acc), bins(matrix.bins), scale(matrix.fixed_point() ? matrix.powder_scale : 1) {
+        if (matrix.pixels != ni * nj)
+            throw Error("matrix has " + std::to_string(matrix.pixels) + " pixels, the frame " + std::to_string(ni) + " x " +
+                        std::to_string(nj) + " has " + std::to_string(ni * nj));
+        if (matrix.row_start.size() != matrix.bins + 1 || matrix.weight.size() != matrix.pixel.size())
+            throw Error("matrix is not in normalise_matrix's form");
+        if (acc == Accumulator::i64 && !matrix.fixed_point())
+            throw Error("acc i64 sums a fixed_point_matrix; this matrix has float weights");
+        if (acc != Accumulator::i64 && matrix.fixed_point())
+            throw Error(std::string("a fixed_point_matrix is summed with acc i64, not ") + accumulator_name(acc));
+        if (acc == Accumulator::i64 && (type == PixelType::f32 || type == PixelType::f64))
+            throw Error(std::string("acc i64 needs integer pixels, not ") + pixel_type_name(type));
+        // Pixel-major, with the mask folded in.
+        const IntegrationMatrix m = fold_mask(matrix, mask);
+        col_start.assign(m.pixels + 1, 0);
+        for (std::uint32_t p : m.pixel) ++col_start[p + 1];
+        for (std::size_t p = 0; p < m.pixels; ++p) col_start[p + 1] += col_start[p];
+        bin.resize(m.nnz());
+        weight.resize(m.nnz());
+        fixed.resize(m.fixed_point() ? m.nnz() : 0);
+        std::vector<std::uint32_t> at(col_start.begin(), col_start.end() - 1);
+        for (std::size_t b = 0; b < m.bins; ++b)
+            for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
+                const std::uint32_t slot = at[m.pixel[k]]++;
+                bin[slot] = static_cast<std::uint32_t>(b);
+                weight[slot] = m.weight[k];
+                if (m.fixed_point()) fixed[slot] = m.fixed_weight[k];
+            }
+    }
+
+    // acc[bin] += weight * value over a block of pixels starting at pixel `first`.
+    template <class A, class T>
+    void integrate(A* row, std::size_t first, const T* px, std::size_t n) const {
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t p = first + i;
+            for (std::uint32_t k = col_start[p]; k < col_start[p + 1]; ++k) {
+                if constexpr (std::is_same<A, std::int64_t>::value) {
+                    if constexpr (std::is_integral<T>::value)
+                        row[bin[k]] += static_cast<std::int64_t>(fixed[k]) * static_cast<std::int64_t>(px[i]);
+                } else {
+                    row[bin[k]] += static_cast<A>(weight[k]) * static_cast<A>(px[i]);
+                }
+            }
+        }
+    }
+
+    // Runs `list` (engine.list_chunk or list_dense) for each frame with its powder row.
+    template <class ListFrame>
+    IntegratedBatch run(std::size_t nframes, ListFrame&& list) {
+        const std::size_t asize = accumulator_size(acc);
+        std::uint8_t* rows = powder.reserve(nframes * bins * asize);
+        std::memset(rows, 0, nframes * bins * asize);
+        const SparseBatch sparse = engine.run_batch(nframes, [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
+            return visit_accumulator([&](auto zero) {
+                using A = decltype(zero);
+                A* row = reinterpret_cast<A*>(rows) + f * bins;
+                return list(f, v, idx, w, [this, row](std::size_t first, const auto* px, std::size_t n, unsigned) {
+                    integrate(row, first, px, n);
+                });
+            });
+        });
+        return {sparse, {nframes, bins, acc, rows, scale}};
+    }
+
+    template <class F>
+    decltype(auto) visit_accumulator(F&& f) const {
+        switch (acc) {
+            case Accumulator::f32: return f(float{});
+            case Accumulator::i64: return f(std::int64_t{});
+            case Accumulator::f64: break;
+        }
+        return f(double{});
+    }
+
+    SparseEngine engine;
+    Accumulator acc;
+    std::size_t bins;
+    double scale;
+    std::vector<std::uint32_t> col_start, bin;
+    std::vector<float> weight;
+    std::vector<std::int32_t> fixed;
+    HostBuffer powder;
+};
+
+}  // namespace detail
+
+Chunk2SparseCSC::Chunk2SparseCSC(ByteView mask, std::size_t ni, std::size_t nj, PixelType pixel_type,
+                                 const IntegrationMatrix& matrix, Accumulator acc, Chunk2SparseOptions options)
+    : state_(std::make_unique<detail::Integrator>(mask, ni, nj, pixel_type, matrix, acc, options)) {}
+Chunk2SparseCSC::~Chunk2SparseCSC() = default;
+Chunk2SparseCSC::Chunk2SparseCSC(Chunk2SparseCSC&&) noexcept = default;
+Chunk2SparseCSC& Chunk2SparseCSC::operator=(Chunk2SparseCSC&&) noexcept = default;
+
+std::size_t Chunk2SparseCSC::bins() const { return state_->bins; }
+Accumulator Chunk2SparseCSC::acc() const { return state_->acc; }
+
+IntegratedBatch Chunk2SparseCSC::multi(const std::vector<ByteView>& chunks, double cut) {
+    return state_->run(chunks.size(), [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
+        return state_->engine.list_chunk(chunks[f], cut, v, idx, w, each);
+    });
+}
+
+IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                             const std::vector<std::uint64_t>& lengths, double cut) {
+    detail::check_buffer_ranges(base, offsets, lengths);
+    return state_->run(offsets.size(), [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
+        return state_->engine.list_chunk(ByteView(base.data + offsets[f], lengths[f]), cut, v, idx, w, each);
+    });
+}
+
+IntegratedBatch Chunk2SparseCSC::from_frames(const std::vector<ByteView>& frames, double cut) {
+    return state_->run(frames.size(), [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
+        return state_->engine.list_dense(frames[f], cut, v, idx, w, each);
+    });
+}
+
+IntegratedFrame Chunk2SparseCSC::operator()(ByteView chunk, double cut) {
+    const IntegratedBatch b = multi({chunk}, cut);
+    return {b.sparse.frame(0), b.powder};
+}
+
+IntegratedCoo Chunk2SparseCSC::coo(ByteView chunk, double cut) {
+    const IntegratedFrame f = (*this)(chunk, cut);
+    IntegratedCoo out;
+    out.coo = make_coo(f.sparse, state_->engine.nj);
+    out.acc = f.powder.acc;
+    out.powder_scale = f.powder.powder_scale;
+    const auto* p = static_cast<const std::uint8_t*>(f.powder.data);
+    out.powder_bytes.assign(p, p + f.powder.bins * accumulator_size(f.powder.acc));
+    return out;
+}
+
+}  // namespace bslz4

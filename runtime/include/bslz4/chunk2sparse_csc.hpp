@@ -1,0 +1,62 @@
+// Chunk2SparseCSC on the CPU: Chunk2Sparse, and every frame also integrated, powder = matrix @
+// frame (the mask folded into the matrix: masked pixels contribute nothing). Same call API as
+// the GPU class; each call returns the sparse lists and the powders.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bslz4/chunk2sparse.hpp"
+#include "bslz4/integration_matrix.hpp"
+#include "bslz4/powder.hpp"
+
+namespace bslz4 {
+
+struct IntegratedFrame {
+    SparseFrame sparse;
+    Powder powder;  // one frame
+};
+
+struct IntegratedBatch {
+    SparseBatch sparse;
+    Powder powder;  // nframes x bins
+};
+
+struct IntegratedCoo {
+    CooFrame coo;
+    Accumulator acc = Accumulator::f64;
+    double powder_scale = 1;
+    std::vector<std::uint8_t> powder_bytes;  // bins sums of acc's type
+    Powder powder() const { return {1, powder_bytes.size() / accumulator_size(acc), acc, powder_bytes.data(), powder_scale}; }
+};
+
+namespace detail {
+class Integrator;
+}
+
+class Chunk2SparseCSC {
+public:
+    // matrix: normalise_matrix's result (acc f64 or f32), or fixed_point_matrix's (acc i64,
+    // integer pixel types). Its pixels must be ni*nj.
+    Chunk2SparseCSC(ByteView mask, std::size_t ni, std::size_t nj, PixelType pixel_type, const IntegrationMatrix& matrix,
+                    Accumulator acc = Accumulator::f64, Chunk2SparseOptions options = {});
+    ~Chunk2SparseCSC();
+    Chunk2SparseCSC(Chunk2SparseCSC&&) noexcept;
+    Chunk2SparseCSC& operator=(Chunk2SparseCSC&&) noexcept;
+
+    IntegratedFrame operator()(ByteView chunk, double cut);
+    IntegratedBatch multi(const std::vector<ByteView>& chunks, double cut);
+    IntegratedBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                const std::vector<std::uint64_t>& lengths, double cut);
+    IntegratedCoo coo(ByteView chunk, double cut);
+    IntegratedBatch from_frames(const std::vector<ByteView>& frames, double cut);
+
+    std::size_t bins() const;
+    Accumulator acc() const;
+
+private:
+    std::unique_ptr<detail::Integrator> state_;
+};
+
+}  // namespace bslz4
