@@ -15,6 +15,10 @@
 
 namespace bslz4::cuda {
 
+namespace detail {
+class GpuEngine;
+}
+
 enum class Unblock { gpu, cpu };  // who walks the chunks' block headers
 
 struct Chunk2SparseOptions {
@@ -57,8 +61,7 @@ public:
     double time_on_device(const std::vector<ByteView>& chunks, double cut, unsigned repeats);
 
 private:
-    struct State;
-    std::unique_ptr<State> state_;
+    std::unique_ptr<detail::GpuEngine> state_;
 };
 
 }  // namespace bslz4::cuda

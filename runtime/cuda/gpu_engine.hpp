@@ -1,0 +1,433 @@
+// The GPU decoding engine behind bslz4::cuda::Chunk2Sparse and Chunk2SparseCSC. A call's
+// frames go through in groups; each group is packed into a pinned buffer (or uploaded straight
+// from a PinnedHostMemory), unblocked and decoded batch by batch on one of two streams, so the
+// upload and kernels of one group overlap the download and host work of the previous one.
+// With a matrix, each batch's dense frames are also integrated on the device.
+#pragma once
+#include "bslz4/cuda/chunk2sparse.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "bslz4/chunk2sparse.hpp"
+#include "bslz4/chunk_header.hpp"
+#include "bslz4/cuda/device.hpp"
+#include "bslz4/decode.hpp"
+#include "buffer_ranges.hpp"
+#include "context.hpp"
+#include "driver_objects.hpp"
+#include "host_buffer.hpp"
+#include "kernel_abi.h"
+#include "kernel_image.hpp"
+#include "launch.hpp"
+#include "pinned_registry.hpp"
+#include "pixel_threshold.hpp"
+
+namespace bslz4::cuda::detail {
+
+namespace abi = bslz4_abi;
+
+constexpr unsigned kMaxBatch = 64;
+constexpr unsigned kMaxGroup = 256;
+constexpr unsigned kMinL2Batch = 8;
+
+inline std::string fault_name(std::uint32_t code) {
+    switch (code) {
+        case abi::kChunkShort: return "chunk shorter than the 12-byte header";
+        case abi::kSizeMismatch: return "decoded size is not the frame size";
+        case abi::kBlockSize: return "block size is not 8192 bytes";
+        case abi::kBlockPastEnd: return "a block runs past the end of the chunk";
+        case abi::kTailShort: return "the raw tail is cut off";
+        case abi::kLeftover: return "bytes left over after the last block";
+        case abi::kBlockTooLong: return "compressed block longer than any LZ4 block of 8192 bytes";
+        case abi::kLz4Truncated: return "LZ4 block truncated inside a sequence";
+        case abi::kLz4BadOffset: return "LZ4 match offset before the start of the block";
+        case abi::kLz4TooMany: return "LZ4 block decodes to more than 8192 bytes";
+        case abi::kLz4TooFew: return "LZ4 block decodes to too few bytes";
+    }
+    return "fault code " + std::to_string(code);
+}
+
+inline abi::Cut make_cut(PixelType type, double cut) {
+    abi::Cut c{};
+    c.cut = cut;
+    visit_pixel_type(type, [&](auto zero) {
+        using T = decltype(zero);
+        const bslz4::detail::PixelThreshold<T> th(cut);
+        c.mode = th.mode == bslz4::detail::CutMode::none  ? abi::kCutNone
+                 : th.mode == bslz4::detail::CutMode::all ? abi::kCutAll
+                                                          : abi::kCutCompare;
+        if constexpr (!std::is_floating_point<T>::value) c.threshold = static_cast<std::int64_t>(th.t);
+    });
+    return c;
+}
+
+inline int resolve_device(int requested) {
+    if (requested >= 0) return requested;
+    CUcontext current = nullptr;
+    if (driver().cuCtxGetCurrent(&current) == CUDA_SUCCESS && current) {
+        CUdevice dev = 0;
+        check(driver().cuCtxGetDevice(&dev), "cuCtxGetDevice");
+        return static_cast<int>(dev);
+    }
+    return 0;
+}
+
+// One group's worth of buffers and its stream.
+struct Slot {
+    Stream stream;
+    PinnedBuffer chunks_host;
+    DeviceBuffer chunks_dev;
+    PinnedBuffer meta_host;  // chunk offsets and lengths, then the cpu-unblock offsets
+    DeviceBuffer chunk_offset, chunk_length, block_offset, tail_offset, status, tile_count, tile_offset, npixels;
+    DeviceBuffer frame_offset, dense, values, indices;
+    PinnedBuffer status_host, npixels_host, offsets_host, lists_host;
+    bool pending = false;
+    std::size_t first = 0, count = 0;
+
+    std::uint64_t* meta() const { return reinterpret_cast<std::uint64_t*>(meta_host.data()); }
+};
+
+class GpuEngine {
+public:
+    std::size_t ni, nj, npix;
+    PixelType type;
+    std::size_t bpp;
+    Chunk2SparseOptions options;
+    std::vector<std::uint8_t> mask_host;
+    PrimaryContext ctx;
+    DeviceInfo info;
+    Module module;
+    CUfunction f_unblock, f_decode, f_scan, f_offsets, f_write;
+    abi::FrameGeometry geometry{};
+    std::size_t cap;
+    unsigned batch, group;
+    DeviceBuffer mask;
+    Slot slots[2];
+    bslz4::Chunk2Sparse cpu;  // frames above cap, and the exact message for a bad chunk
+
+    // Results of the last call.
+    bslz4::detail::HostBuffer values, indices;
+    std::vector<std::size_t> npixels;
+    std::size_t host_frames = 0;
+    double cut = 0;
+
+    GpuEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o)
+        : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o),
+          mask_host(m.data, m.data + m.size), ctx(resolve_device(o.device)), info(device_info(ctx.ordinal())),
+          cpu(m, ni_, nj_, t, {Codec::lz4, 1}) {
+        if (o.codec != Codec::lz4)
+            throw Error("the GPU decodes lz4 chunks only; use bslz4::Chunk2Sparse (CPU) for zstd");
+        if (bpp > 4 || t == PixelType::u64 || t == PixelType::i64 || t == PixelType::f64)
+            throw Error(std::string("the GPU decodes u8 u16 u32 i8 i16 i32 f32 pixels, not ") + pixel_type_name(t) +
+                        "; use bslz4::Chunk2Sparse (CPU)");
+        ScopedContext scope(ctx);
+        module = load_kernels(info.sm, info.name);
+        const std::string tn = pixel_type_name(t);
+        f_unblock = kernel(module, "bslz4_unblock");
+        f_decode = kernel(module, "bslz4_decode_" + tn);
+        f_scan = kernel(module, "bslz4_scan_tiles");
+        f_offsets = kernel(module, "bslz4_frame_offsets");
+        f_write = kernel(module, "bslz4_write_" + tn);
+
+        const std::size_t n = npix;
+        const std::size_t shuffled = n - n % 8;
+        geometry.frame_pixels = n;
+        geometry.elem_size = static_cast<std::uint32_t>(bpp);
+        geometry.block_elems = static_cast<std::uint32_t>(abi::kBlockBytes / bpp);
+        geometry.n_blocks = static_cast<std::uint32_t>((shuffled + geometry.block_elems - 1) / geometry.block_elems);
+        geometry.n_tiles = geometry.n_blocks + 1;
+        geometry.last_block_elems =
+            geometry.n_blocks ? static_cast<std::uint32_t>(shuffled - (geometry.n_blocks - 1) * std::size_t{geometry.block_elems}) : 0;
+        geometry.tail_elems = static_cast<std::uint32_t>(n % 8);
+        const std::size_t align_pixels = abi::kDenseAlign / bpp;
+        geometry.dense_stride = (n + align_pixels - 1) / align_pixels * align_pixels;
+        cap = n * bpp / (4 + bpp);
+
+        const std::size_t frame_bytes = n * bpp;
+        const std::size_t budget = info.memory_bytes / 16;
+        batch = o.batch;
+        if (batch == 0) {
+            const std::size_t in_l2 = info.l2_bytes * 3 / 4 / frame_bytes;
+            batch = in_l2 >= kMinL2Batch ? static_cast<unsigned>(std::min<std::size_t>(in_l2, kMaxBatch)) : kMaxBatch;
+        }
+        batch = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(batch, budget / (2 * frame_bytes))));
+        group = o.group ? o.group : kMaxGroup;
+        group = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>({group, kMaxGroup, budget / frame_bytes})));
+        batch = std::min(batch, group);
+
+        mask = DeviceBuffer(n, "mask");
+        check(driver().cuMemcpyHtoDAsync(mask.get(), mask_host.data(), n, nullptr), "cuMemcpyHtoD(mask)");
+        for (Slot& s : slots) {
+            s.stream = make_stream();
+            s.meta_host = PinnedBuffer(group * (2 + geometry.n_blocks + 1) * sizeof(std::uint64_t), "frame offsets");
+            s.chunk_offset = DeviceBuffer(group * 8, "chunk offsets");
+            s.chunk_length = DeviceBuffer(group * 8, "chunk lengths");
+            s.block_offset = DeviceBuffer(std::size_t{group} * geometry.n_blocks * 8, "block offsets");
+            s.tail_offset = DeviceBuffer(group * 8, "tail offsets");
+            s.status = DeviceBuffer(group * 4, "frame status");
+            s.tile_count = DeviceBuffer(std::size_t{group} * geometry.n_tiles * 4, "tile counts");
+            s.tile_offset = DeviceBuffer(std::size_t{group} * geometry.n_tiles * 4, "tile offsets");
+            s.npixels = DeviceBuffer(group * 8, "pixel counts");
+            s.frame_offset = DeviceBuffer(group * 8, "list offsets");
+            s.offsets_host = PinnedBuffer(group * 8, "list offsets");
+            s.dense = DeviceBuffer(std::size_t{batch} * geometry.dense_stride * bpp, "dense frames");
+            s.values = DeviceBuffer(std::size_t{group} * cap * bpp, "listed values");
+            s.indices = DeviceBuffer(std::size_t{group} * cap * 4, "listed indices");
+            s.status_host = PinnedBuffer(group * 4, "frame status");
+            s.npixels_host = PinnedBuffer(group * 8, "pixel counts");
+        }
+        check(driver().cuCtxSynchronize(), "cuCtxSynchronize(mask upload)");
+    }
+
+    std::string fault_text(std::uint32_t status, ByteView chunk) {
+        // The CPU decoder names the fault exactly; the GPU's code is the fallback.
+        try {
+            block_starts(chunk, bpp, npix * bpp);
+            std::vector<std::uint8_t> scratch(npix * bpp);
+            decode_chunk_into(chunk, bpp, Codec::lz4, scratch.data(), scratch.size());
+        } catch (const Error& e) {
+            return e.what();
+        }
+        const std::uint32_t block = status >> 8;
+        return (block ? "block " + std::to_string(block - 1) + ": " : std::string()) + fault_name(status & 0xFF) +
+               " (found by the GPU; the CPU decoder accepts this chunk)";
+    }
+
+    template <class ChunkOf>
+    void pack(Slot& s, std::size_t first, std::size_t count, ChunkOf&& chunk_of) {
+        std::uint64_t* offs = s.meta();
+        std::uint64_t* lens = offs + count;
+        std::uint64_t total = 0;
+        check_block_sizes(first, count, chunk_of);
+        // Chunks in one PinnedHostMemory are uploaded by DMA straight from there, as one range.
+        const std::uint8_t* lo = nullptr;
+        const std::uint8_t* hi = nullptr;
+        for (std::size_t k = 0; k < count; ++k) {
+            const ByteView c = chunk_of(first + k);
+            if (!lo || c.data < lo) lo = c.data;
+            if (!hi || c.data + c.size > hi) hi = c.data + c.size;
+        }
+        if (lo && hi - lo <= static_cast<std::ptrdiff_t>(2 * total_bytes(first, count, chunk_of) + 4096) &&
+            is_pinned_range(lo, hi)) {
+            for (std::size_t k = 0; k < count; ++k) {
+                const ByteView c = chunk_of(first + k);
+                offs[k] = static_cast<std::uint64_t>(c.data - lo);
+                lens[k] = c.size;
+            }
+            upload(s, lo, static_cast<std::size_t>(hi - lo), count);
+            return;
+        }
+        for (std::size_t k = 0; k < count; ++k) {
+            const ByteView c = chunk_of(first + k);
+            offs[k] = total;
+            lens[k] = c.size;
+            total += (c.size + 15) / 16 * 16;
+        }
+        grow(s, total);
+        for (std::size_t k = 0; k < count; ++k) {
+            const ByteView c = chunk_of(first + k);
+            if (c.size) std::memcpy(s.chunks_host.data() + offs[k], c.data, c.size);
+        }
+        upload(s, s.chunks_host.data(), total, count);
+    }
+
+    template <class ChunkOf>
+    static std::size_t total_bytes(std::size_t first, std::size_t count, ChunkOf&& chunk_of) {
+        std::size_t n = 0;
+        for (std::size_t k = 0; k < count; ++k) n += chunk_of(first + k).size;
+        return n;
+    }
+
+    void grow(Slot& s, std::size_t total) {
+        if (s.chunks_dev.size() >= total) return;
+        const std::size_t grown = std::max<std::size_t>(total, s.chunks_dev.size() * 5 / 4);
+        s.chunks_host = PinnedBuffer();
+        s.chunks_dev = DeviceBuffer();
+        s.chunks_host = PinnedBuffer(grown, "chunk staging");
+        s.chunks_dev = DeviceBuffer(grown, "chunks");
+    }
+
+    void upload(Slot& s, const std::uint8_t* from, std::size_t bytes, std::size_t count) {
+        if (s.chunks_dev.size() < bytes) {
+            s.chunks_dev = DeviceBuffer();
+            s.chunks_dev = DeviceBuffer(bytes, "chunks");
+        }
+        const CUstream st = s.stream.get();
+        const std::uint64_t* offs = s.meta();
+        check(driver().cuMemcpyHtoDAsync(s.chunks_dev.get(), from, bytes, st), "cuMemcpyHtoDAsync(chunks)");
+        check(driver().cuMemcpyHtoDAsync(s.chunk_offset.get(), offs, count * 8, st), "cuMemcpyHtoDAsync(offsets)");
+        check(driver().cuMemcpyHtoDAsync(s.chunk_length.get(), offs + count, count * 8, st), "cuMemcpyHtoDAsync(lengths)");
+    }
+
+    template <class ChunkOf>
+    void check_block_sizes(std::size_t first, std::size_t count, ChunkOf&& chunk_of) {
+        for (std::size_t k = 0; k < count; ++k) {
+            const ByteView c = chunk_of(first + k);
+            if (c.size >= kChunkHeaderBytes) {
+                const std::uint32_t field = (std::uint32_t{c.data[8]} << 24) | (std::uint32_t{c.data[9]} << 16) |
+                                            (std::uint32_t{c.data[10]} << 8) | c.data[11];
+                if (field != 0 && field != abi::kBlockBytes)
+                    throw Error("frame " + std::to_string(first + k) + ": block size " + std::to_string(field) +
+                                " bytes; the GPU decodes 8192-byte blocks only: use bslz4::Chunk2Sparse (CPU)");
+            }
+        }
+    }
+
+    template <class ChunkOf>
+    void unblock_on_host(Slot& s, std::size_t first, std::size_t count, ChunkOf&& chunk_of) {
+        std::uint64_t* offs = s.meta();
+        std::uint64_t* blocks = offs + 2 * count;
+        std::uint64_t* tails = blocks + count * geometry.n_blocks;
+        auto* status = reinterpret_cast<std::uint32_t*>(s.status_host.data());
+        for (std::size_t k = 0; k < count; ++k) {
+            const ByteView c = chunk_of(first + k);
+            BlockLayout layout;
+            try {
+                layout = block_starts(c, bpp, npix * bpp);
+            } catch (const Error& e) {
+                throw Error("frame " + std::to_string(first + k) + ": " + e.what());
+            }
+            for (std::size_t b = 0; b < geometry.n_blocks; ++b) blocks[k * geometry.n_blocks + b] = offs[k] + layout.starts[b];
+            tails[k] = offs[k] + layout.tail_offset;
+            status[k] = abi::kFrameOk;
+        }
+        const CUstream st = s.stream.get();
+        check(driver().cuMemcpyHtoDAsync(s.block_offset.get(), blocks, count * geometry.n_blocks * 8, st),
+              "cuMemcpyHtoDAsync(block offsets)");
+        check(driver().cuMemcpyHtoDAsync(s.tail_offset.get(), tails, count * 8, st), "cuMemcpyHtoDAsync(tail offsets)");
+        check(driver().cuMemcpyHtoDAsync(s.status.get(), status, count * 4, st), "cuMemcpyHtoDAsync(status)");
+    }
+
+    // The kernels of one group, already uploaded: unblock (gpu), then decode, scan and write
+    // batch by batch.
+    void kernels(Slot& s, std::size_t count, const abi::Cut& c, bool gpu_unblock) {
+        const CUstream st = s.stream.get();
+        const auto n = static_cast<std::uint32_t>(count);
+        if (gpu_unblock)
+            launch(f_unblock, "bslz4_unblock", {(n + abi::kUnblockThreads - 1) / abi::kUnblockThreads, 1, abi::kUnblockThreads, 0},
+                   st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
+                   s.chunk_length.as<const std::uint64_t>(), n, geometry, s.block_offset.as<std::uint64_t>(),
+                   s.tail_offset.as<std::uint64_t>(), s.status.as<std::uint32_t>());
+        const unsigned tiles_x = (geometry.n_tiles + abi::kWarpsPerCta - 1) / abi::kWarpsPerCta;
+        for (std::uint32_t b0 = 0; b0 < n; b0 += batch) {
+            const std::uint32_t nb = std::min<std::uint32_t>(batch, n - b0);
+            launch(f_decode, "bslz4_decode", {tiles_x, nb, abi::kWarpsPerCta * 32, abi::kWarpsPerCta * abi::kSharedPerWarp},
+                   st, s.chunks_dev.as<const std::uint8_t>(), s.block_offset.as<const std::uint64_t>(),
+                   s.tail_offset.as<const std::uint64_t>(), s.status.as<std::uint32_t>(), b0, geometry,
+                   mask.as<const std::uint8_t>(), c, s.dense.as<void>(), s.tile_count.as<std::uint32_t>());
+            launch(f_scan, "bslz4_scan_tiles", {nb, 1, abi::kScanThreads, 0}, st, s.tile_count.as<const std::uint32_t>(),
+                   geometry.n_tiles, b0, s.tile_offset.as<std::uint32_t>(), s.npixels.as<std::uint64_t>());
+            launch(f_offsets, "bslz4_frame_offsets", {1, 1, 32, 0}, st, s.npixels.as<const std::uint64_t>(),
+                   s.status.as<const std::uint32_t>(), b0, nb, std::uint64_t{cap}, s.frame_offset.as<std::uint64_t>());
+            launch(f_write, "bslz4_write", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, s.dense.as<const void>(), b0,
+                   geometry, mask.as<const std::uint8_t>(), c, s.tile_count.as<const std::uint32_t>(),
+                   s.tile_offset.as<const std::uint32_t>(),
+                   s.npixels.as<const std::uint64_t>(), s.status.as<const std::uint32_t>(), std::uint64_t{cap},
+                   s.frame_offset.as<const std::uint64_t>(), s.values.as<void>(), s.indices.as<std::uint32_t>());
+        }
+    }
+
+    template <class ChunkOf>
+    void submit(Slot& s, std::size_t first, std::size_t count, const abi::Cut& c, ChunkOf&& chunk_of) {
+        pack(s, first, count, chunk_of);
+        const bool gpu_unblock = options.unblock == Unblock::gpu;
+        if (!gpu_unblock) unblock_on_host(s, first, count, chunk_of);
+        kernels(s, count, c, gpu_unblock);
+        const CUstream st = s.stream.get();
+        check(driver().cuMemcpyDtoHAsync(s.status_host.data(), s.status.get(), count * 4, st), "cuMemcpyDtoHAsync(status)");
+        check(driver().cuMemcpyDtoHAsync(s.npixels_host.data(), s.npixels.get(), count * 8, st),
+              "cuMemcpyDtoHAsync(pixel counts)");
+        check(driver().cuMemcpyDtoHAsync(s.offsets_host.data(), s.frame_offset.get(), count * 8, st),
+              "cuMemcpyDtoHAsync(list offsets)");
+        s.pending = true;
+        s.first = first;
+        s.count = count;
+    }
+
+    template <class ChunkOf>
+    void finish(Slot& s, ChunkOf&& chunk_of) {
+        if (!s.pending) return;
+        s.pending = false;
+        const CUstream st = s.stream.get();
+        check(driver().cuStreamSynchronize(st), "cuStreamSynchronize");
+        const auto* status = reinterpret_cast<const std::uint32_t*>(s.status_host.data());
+        const auto* counts = reinterpret_cast<const std::uint64_t*>(s.npixels_host.data());
+        for (std::size_t k = 0; k < s.count; ++k)
+            if (status[k] != abi::kFrameOk)
+                throw Error("frame " + std::to_string(s.first + k) + ": " + fault_text(status[k], chunk_of(s.first + k)));
+        // Every list of the group, packed, in two copies.
+        const auto* starts = reinterpret_cast<const std::uint64_t*>(s.offsets_host.data());
+        std::size_t total = 0;
+        for (std::size_t k = 0; k < s.count; ++k)
+            if (counts[k] <= cap) total = std::max<std::size_t>(total, starts[k] + counts[k]);
+        const std::size_t index_at = (total * bpp + 15) / 16 * 16;
+        if (s.lists_host.size() < index_at + total * 4) {
+            const std::size_t grown = std::max<std::size_t>(index_at + total * 4, s.lists_host.size() * 5 / 4);
+            s.lists_host = PinnedBuffer();
+            s.lists_host = PinnedBuffer(grown, "lists");
+        }
+        if (total) {
+            check(driver().cuMemcpyDtoHAsync(s.lists_host.data(), s.values.get(), total * bpp, st), "cuMemcpyDtoHAsync(values)");
+            check(driver().cuMemcpyDtoHAsync(s.lists_host.data() + index_at, s.indices.get(), total * 4, st),
+                  "cuMemcpyDtoHAsync(indices)");
+            check(driver().cuStreamSynchronize(st), "cuStreamSynchronize");
+        }
+        for (std::size_t k = 0; k < s.count; ++k) {
+            const std::size_t f = s.first + k, n = counts[k];
+            std::uint8_t* v = values.data() + f * npix * bpp;
+            auto* idx = reinterpret_cast<std::uint32_t*>(indices.data()) + f * npix;
+            npixels[f] = n;
+            if (n > cap) {  // not sparse: listed on the host
+                const SparseFrame h = cpu(chunk_of(f), cut);
+                std::memcpy(v, h.values, h.npixels * bpp);
+                std::memcpy(idx, h.indices, h.npixels * 4);
+                npixels[f] = h.npixels;
+                ++host_frames;
+                continue;
+            }
+            std::memcpy(v, s.lists_host.data() + starts[k] * bpp, n * bpp);
+            std::memcpy(idx, s.lists_host.data() + index_at + starts[k] * 4, n * 4);
+        }
+    }
+
+    void abandon() noexcept {
+        for (Slot& s : slots) {
+            if (s.stream) driver().cuStreamSynchronize(s.stream.get());
+            s.pending = false;
+        }
+    }
+
+    template <class ChunkOf>
+    SparseBatch run(std::size_t nframes, double cut_value, ChunkOf&& chunk_of) {
+        ScopedContext scope(ctx);
+        cut = cut_value;
+        host_frames = 0;
+        npixels.assign(nframes, 0);
+        values.reserve(nframes * npix * bpp);
+        indices.reserve(nframes * npix * 4);
+        const abi::Cut c = make_cut(type, cut_value);
+        try {
+            std::size_t g = 0;
+            for (std::size_t first = 0; first < nframes; first += group, ++g) {
+                Slot& s = slots[g % 2];
+                finish(s, chunk_of);
+                try {
+                    submit(s, first, std::min<std::size_t>(group, nframes - first), c, chunk_of);
+                } catch (const Error&) {
+                    finish(slots[(g + 1) % 2], chunk_of);  // an earlier frame's fault is reported first
+                    throw;
+                }
+            }
+            finish(slots[g % 2], chunk_of);
+            finish(slots[(g + 1) % 2], chunk_of);
+        } catch (...) {
+            abandon();
+            throw;
+        }
+        return {nframes, npix, npixels.data(), values.data(), reinterpret_cast<const std::uint32_t*>(indices.data()), type};
+    }
+};
+
+}  // namespace bslz4::cuda::detail
