@@ -3,3 +3,4 @@
 #include "unblock.cu"
 #include "decode.cu"
 #include "collect.cu"
+#include "integrate.cu"

@@ -7,6 +7,10 @@
 #include <cstdio>
 
 #include "bslz4/bslz4.hpp"
+#if BSLZ4_HAVE_CUDA
+#include "bslz4/cuda/chunk2sparse_csc.hpp"
+#include "bslz4/cuda/device.hpp"
+#endif
 #include "h5_reader.hpp"
 #include "reference_cases.hpp"
 
@@ -81,6 +85,33 @@ TEST_CASE("the pyFAI matrix, csr and csc, gives expected_powder: f64 to 1e-12, f
         check(i64.multi(views, 10.0).powder, 1e-5);
     }
 }
+
+#if BSLZ4_HAVE_CUDA
+TEST_CASE("on the GPU, the pyFAI matrix gives expected_powder and the CPU's int64", "[powder][gpu]") {
+    if (!cuda::available()) {
+        WARN("no GPU (" << cuda::unavailable_reason() << "): the GPU half of this check did not run");
+        return;
+    }
+    const Reference& r = reference();
+    const std::vector<ByteView> views(r.chunks.begin(), r.chunks.end());
+    for (const char* group : {"csr", "csc"}) {
+        INFO("matrix group " << group);
+        const IntegrationMatrix m = load_matrix(group);
+        cuda::Chunk2SparseCSC f64(r.use, r.ni, r.nj, PixelType::u32, m, Accumulator::f64);
+        check(f64.multi(views, 10.0).powder, 1e-12);
+        cuda::Chunk2SparseCSC f32(r.use, r.ni, r.nj, PixelType::u32, m, Accumulator::f32);
+        check(f32.multi(views, 10.0).powder, 1e-5);
+        const IntegrationMatrix x = fixed_point_matrix(m);
+        cuda::Chunk2SparseCSC gi(r.use, r.ni, r.nj, PixelType::u32, x, Accumulator::i64);
+        Chunk2SparseCSC ci(r.use, r.ni, r.nj, PixelType::u32, x, Accumulator::i64);
+        const std::vector<std::int64_t> gpu(gi.multi(views, 10.0).powder.as<std::int64_t>(),
+                                            gi.multi(views, 10.0).powder.as<std::int64_t>() + r.frames * r.bins);
+        const Powder cpu = ci.multi(views, 10.0).powder;
+        REQUIRE(std::memcmp(gpu.data(), cpu.data, gpu.size() * 8) == 0);
+        check(cpu, 1e-5);
+    }
+}
+#endif
 
 int main(int argc, char** argv) {
     const std::string dir = tool::default_testdata_dir();

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "bslz4/chunk2sparse.hpp"
+#include "bslz4/chunk2sparse_csc.hpp"
 #include "bslz4/synthetic_eiger.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
@@ -14,6 +15,7 @@
 #include <cstring>
 
 #include "bslz4/cuda/chunk2sparse.hpp"
+#include "bslz4/cuda/chunk2sparse_csc.hpp"
 #include "bslz4/cuda/device.hpp"
 #include "bslz4/cuda/host_memory.hpp"
 #endif
@@ -56,11 +58,20 @@ Rate measure(double seconds, std::size_t per_step, std::size_t frame_bytes, Step
             static_cast<double>(pixels) / frames};
 }
 
+std::size_t total_pixels(const SparseBatch& b) {
+    std::size_t px = 0;
+    for (std::size_t f = 0; f < b.nframes; ++f) px += b.npixels[f];
+    return px;
+}
+
 void print_rate(const char* what, const Rate& r, unsigned threads) {
     std::printf("%-28s %9.1f frames/s  %7.2f GB/s decoded  %6.2f GB/s per core  (%.0f pixels/frame)\n", what,
                 r.frames_per_s, r.gb_per_s, r.gb_per_s / threads, r.pixels_per_frame);
 }
-void bench_gpu(const EigerStack& stack, double cut, double seconds, int device, const Rate& cpu_all) {
+constexpr std::size_t kBenchBins = 2000;
+
+void bench_gpu(const EigerStack& stack, const IntegrationMatrix& matrix, double cut, double seconds, int device,
+               const Rate& cpu_all, const Rate& cpu_powder) {
 #if BSLZ4_HAVE_CUDA
     if (!cuda::available()) {
         std::printf("\ngpu: not measured: %s\n", cuda::unavailable_reason().c_str());
@@ -107,23 +118,37 @@ void bench_gpu(const EigerStack& stack, double cut, double seconds, int device, 
     for (std::size_t f = 0; f < nframes; ++f) std::memcpy(pinned.data() + offsets[f], views[f].data, lengths[f]);
     const ByteView pinned_view(pinned.data(), total);
     const Rate rb = measure(seconds, nframes, stack.frame_bytes(), [&] {
-        const SparseBatch b = gpu.from_buffer(pinned_view, offsets, lengths, cut);
-        return b.npixels[0] * b.nframes;
+        return total_pixels(gpu.from_buffer(pinned_view, offsets, lengths, cut));
     });
     std::printf("%-34s %9.0f frames/s  %7.1f GB/s decoded  %5.1f GB/s compressed = %.2f x pinned host-to-device\n",
                 "gpu (b) from pinned host memory", rb.frames_per_s, rb.gb_per_s, rb.frames_per_s * chunk_gb,
                 rb.frames_per_s * chunk_gb / h2d_pinned);
     const Rate rc = measure(seconds, nframes, stack.frame_bytes(), [&] {
-        const SparseBatch b = gpu.multi(views, cut);
-        return b.npixels[0] * b.nframes;
+        return total_pixels(gpu.multi(views, cut));
     });
     std::printf("%-34s %9.0f frames/s  %7.1f GB/s decoded  %5.1f GB/s compressed = %.2f x pageable host-to-device\n",
                 "gpu (c) from pageable host memory", rc.frames_per_s, rc.gb_per_s, rc.frames_per_s * chunk_gb,
                 rc.frames_per_s * chunk_gb / h2d_pageable);
     std::printf("\ngpu vs cpu (all cores): (a) %.1f x, (b) %.1f x, (c) %.1f x\n", fa / cpu_all.frames_per_s,
                 rb.frames_per_s / cpu_all.frames_per_s, rc.frames_per_s / cpu_all.frames_per_s);
+
+    // Sparse lists and powders together (Chunk2SparseCSC, f64).
+    cuda::Chunk2SparseCSC csc(stack.mask, stack.ni, stack.nj, stack.type, matrix, Accumulator::f64,
+                              {0, 0, cuda::Unblock::gpu, device, Codec::lz4});
+    double ti = csc.time_on_device(group, cut, 2);
+    const unsigned ri = static_cast<unsigned>(std::max(2.0, seconds / (ti / 2)));
+    ti = csc.time_on_device(group, cut, ri);
+    const double fi = group.size() * ri / ti;
+    const Rate rbi = measure(seconds, nframes, stack.frame_bytes(), [&] {
+        return total_pixels(csc.from_buffer(pinned_view, offsets, lengths, cut).sparse);
+    });
+    std::printf("\nsparse + powder (%zu bins, %zu weights, f64):\n", matrix.bins, matrix.nnz());
+    std::printf("%-34s %9.0f frames/s\n", "gpu (a) chunks on the device", fi);
+    std::printf("%-34s %9.0f frames/s\n", "gpu (b) from pinned host memory", rbi.frames_per_s);
+    std::printf("%-34s %9.0f frames/s   gpu (a) = %.1f x\n", "cpu (all cores)", cpu_powder.frames_per_s,
+                fi / cpu_powder.frames_per_s);
 #else
-    (void)stack, (void)cut, (void)seconds, (void)device, (void)cpu_all;
+    (void)stack, (void)matrix, (void)cut, (void)seconds, (void)device, (void)cpu_all, (void)cpu_powder;
     std::printf("\ngpu: not measured: this build has no GPU runtime (no nvcc at build time)\n");
 #endif
 }
@@ -163,16 +188,21 @@ int cmd_bench(const Args& raw) {
     const std::size_t batch = 4 * all.threads();
     const auto views = stack.views(batch);
     const Rate rn = measure(seconds, batch, stack.frame_bytes(), [&] {
-        const SparseBatch b = all.multi(views, cut);
-        std::size_t px = 0;
-        for (std::size_t f = 0; f < b.nframes; ++f) px += b.npixels[f];
-        return px;
+        return total_pixels(all.multi(views, cut));
     });
     char label[64];
     std::snprintf(label, sizeof label, "cpu, %u threads (multi)", all.threads());
     print_rate(label, rn, all.threads());
+    const IntegrationMatrix matrix = radial_matrix(stack.ni, stack.nj, kBenchBins);
+    Chunk2SparseCSC csc(stack.mask, stack.ni, stack.nj, stack.type, matrix, Accumulator::f64, {Codec::lz4, threads});
+    const Rate rp = measure(seconds, batch, stack.frame_bytes(), [&] {
+        return total_pixels(csc.multi(views, cut).sparse);
+    });
+    std::snprintf(label, sizeof label, "cpu, %u threads, + powder", all.threads());
+    print_rate(label, rp, all.threads());
     std::printf("\nhost: %u hardware threads\n", std::thread::hardware_concurrency());
-    if (!args.flags.count("--cpu")) bench_gpu(stack, cut, seconds, static_cast<int>(args.count("--device", 0)), rn);
+    if (!args.flags.count("--cpu"))
+        bench_gpu(stack, matrix, cut, seconds, static_cast<int>(args.count("--device", 0)), rn, rp);
     return 0;
 }
 

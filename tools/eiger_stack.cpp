@@ -1,6 +1,7 @@
 #include "eiger_stack.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 
 #include "bslz4/encode.hpp"
@@ -19,6 +20,27 @@ std::vector<ByteView> EigerStack::views(std::size_t count) const {
     out.reserve(count);
     for (std::size_t f = 0; f < count; ++f) out.emplace_back(chunks[f % chunks.size()]);
     return out;
+}
+
+IntegrationMatrix radial_matrix(std::size_t ni, std::size_t nj, std::size_t bins) {
+    const double ci = 0.5 * static_cast<double>(ni), cj = 0.5 * static_cast<double>(nj);
+    const double step = std::hypot(ci, cj) / static_cast<double>(bins - 1);
+    std::vector<float> data;
+    std::vector<std::uint32_t> indices, indptr = {0};
+    for (std::size_t i = 0; i < ni; ++i)
+        for (std::size_t j = 0; j < nj; ++j) {  // a column per pixel (CSC)
+            const double r = std::hypot(static_cast<double>(i) + 0.5 - ci, static_cast<double>(j) + 0.5 - cj) / step;
+            const auto b = std::min(static_cast<std::size_t>(r), bins - 2);
+            const double frac = std::min(1.0, r - static_cast<double>(b));
+            indices.push_back(static_cast<std::uint32_t>(b));
+            data.push_back(static_cast<float>(1.0 - frac));
+            indices.push_back(static_cast<std::uint32_t>(b + 1));
+            data.push_back(static_cast<float>(frac));
+            indptr.push_back(static_cast<std::uint32_t>(data.size()));
+        }
+    const MatrixInput in{MatrixLayout::csc, bins, ni * nj, data.data(), data.size(), IndexType::u32,
+                         indices.data(), indices.size(), indptr.data(), indptr.size()};
+    return normalise_matrix(in);
 }
 
 EigerStack make_eiger_stack(std::size_t ni, std::size_t nj, PixelType type, std::size_t frames) {

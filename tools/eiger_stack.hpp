@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bslz4/byte_view.hpp"
+#include "bslz4/integration_matrix.hpp"
 #include "bslz4/pixel_type.hpp"
 
 namespace bslz4::tool {
@@ -20,6 +21,10 @@ struct EigerStack {
     // chunks cycled to `count` views (the benchmark repeats a few distinct frames).
     std::vector<ByteView> views(std::size_t count) const;
 };
+
+// A pyFAI-like azimuthal integration for that geometry: `bins` rings around the frame's
+// centre, each pixel's unit weight split between its two nearest rings (about 2 weights a pixel).
+IntegrationMatrix radial_matrix(std::size_t ni, std::size_t nj, std::size_t bins);
 
 EigerStack make_eiger_stack(std::size_t ni, std::size_t nj, PixelType type, std::size_t frames);
 

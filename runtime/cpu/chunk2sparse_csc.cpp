@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "buffer_ranges.hpp"
+#include "integrator_checks.hpp"
 #include "sparse_engine.hpp"
 
 namespace bslz4 {
@@ -18,17 +19,7 @@ public:
     Integrator(ByteView mask, std::size_t ni, std::size_t nj, PixelType type, const IntegrationMatrix& matrix,
                Accumulator acc, Chunk2SparseOptions options)
         : engine(mask, ni, nj, type, options), acc(acc), bins(matrix.bins), scale(matrix.fixed_point() ? matrix.powder_scale : 1) {
-        if (matrix.pixels != ni * nj)
-            throw Error("matrix has " + std::to_string(matrix.pixels) + " pixels, the frame " + std::to_string(ni) + " x " +
-                        std::to_string(nj) + " has " + std::to_string(ni * nj));
-        if (matrix.row_start.size() != matrix.bins + 1 || matrix.weight.size() != matrix.pixel.size())
-            throw Error("matrix is not in normalise_matrix's form");
-        if (acc == Accumulator::i64 && !matrix.fixed_point())
-            throw Error("acc i64 sums a fixed_point_matrix; this matrix has float weights");
-        if (acc != Accumulator::i64 && matrix.fixed_point())
-            throw Error(std::string("a fixed_point_matrix is summed with acc i64, not ") + accumulator_name(acc));
-        if (acc == Accumulator::i64 && (type == PixelType::f32 || type == PixelType::f64))
-            throw Error(std::string("acc i64 needs integer pixels, not ") + pixel_type_name(type));
+        check_integrator(matrix, ni, nj, type, acc);
         // Pixel-major, with the mask folded in.
         const IntegrationMatrix m = fold_mask(matrix, mask);
         col_start.assign(m.pixels + 1, 0);

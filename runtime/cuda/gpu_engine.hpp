@@ -23,6 +23,11 @@
 #include "launch.hpp"
 #include "pinned_registry.hpp"
 #include "pixel_threshold.hpp"
+#include "shared_matrices.hpp"
+#include "device_array_state.hpp"
+#include "integrator_checks.hpp"
+#include "bslz4/cuda/device_array.hpp"
+#include "bslz4/powder.hpp"
 
 namespace bslz4::cuda::detail {
 
@@ -83,6 +88,8 @@ struct Slot {
     DeviceBuffer chunk_offset, chunk_length, block_offset, tail_offset, status, tile_count, tile_offset, npixels;
     DeviceBuffer frame_offset, dense, values, indices;
     PinnedBuffer status_host, npixels_host, offsets_host, lists_host;
+    DeviceBuffer powder;        // group x bins sums (with a matrix)
+    PinnedBuffer powder_host;
     bool pending = false;
     std::size_t first = 0, count = 0;
 
@@ -103,7 +110,14 @@ public:
     abi::FrameGeometry geometry{};
     std::size_t cap;
     unsigned batch, group;
-    DeviceBuffer mask;
+    std::shared_ptr<const DeviceMask> mask;
+    // With a matrix (Chunk2SparseCSC): the shared device matrix and the integrate kernel.
+    std::shared_ptr<const DeviceMatrix> matrix;
+    Accumulator acc = Accumulator::f64;
+    CUfunction f_integrate = nullptr;
+    std::size_t bins = 0;
+    double powder_scale = 1;
+    bslz4::detail::HostBuffer powders;  // nframes x bins of the last call
     Slot slots[2];
     bslz4::Chunk2Sparse cpu;  // frames above cap, and the exact message for a bad chunk
 
@@ -112,6 +126,11 @@ public:
     std::vector<std::size_t> npixels;
     std::size_t host_frames = 0;
     double cut = 0;
+    // What a call wants back: lists on the host (the default), and optionally the dense frames
+    // or the powders in device arrays instead of the host.
+    bool want_lists = true;
+    DeviceArray* dense_out = nullptr;
+    DeviceArray* powder_out = nullptr;
 
     GpuEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o)
         : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o),
@@ -157,8 +176,7 @@ public:
         group = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>({group, kMaxGroup, budget / frame_bytes})));
         batch = std::min(batch, group);
 
-        mask = DeviceBuffer(n, "mask");
-        check(driver().cuMemcpyHtoDAsync(mask.get(), mask_host.data(), n, nullptr), "cuMemcpyHtoD(mask)");
+        mask = shared_mask(ctx.ordinal(), mask_host);
         for (Slot& s : slots) {
             s.stream = make_stream();
             s.meta_host = PinnedBuffer(group * (2 + geometry.n_blocks + 1) * sizeof(std::uint64_t), "frame offsets");
@@ -178,7 +196,26 @@ public:
             s.status_host = PinnedBuffer(group * 4, "frame status");
             s.npixels_host = PinnedBuffer(group * 8, "pixel counts");
         }
-        check(driver().cuCtxSynchronize(), "cuCtxSynchronize(mask upload)");
+    }
+
+    // Makes this engine an integrator: the mask folded into the matrix, shared on the device.
+    void add_matrix(const IntegrationMatrix& m, Accumulator a) {
+        bslz4::detail::check_integrator(m, ni, nj, type, a);
+        ScopedContext scope(ctx);
+        matrix = shared_matrix(ctx.ordinal(), fold_mask(m, mask_host));
+        acc = a;
+        bins = m.bins;
+        powder_scale = m.fixed_point() ? m.powder_scale : 1;
+        f_integrate = kernel(module, std::string("bslz4_integrate_") + pixel_type_name(type) + "_" + accumulator_name(a));
+        const std::size_t bytes = std::size_t{group} * bins * accumulator_size(acc);
+        for (Slot& s : slots) {
+            s.powder = DeviceBuffer(bytes, "powders");
+            s.powder_host = PinnedBuffer(bytes, "powders");
+        }
+    }
+
+    Powder powder_view(std::size_t nframes) const {
+        return {nframes, bins, acc, powders.data(), powder_scale};
     }
 
     std::string fault_text(std::uint32_t status, ByteView chunk) {
@@ -300,9 +337,9 @@ public:
         check(driver().cuMemcpyHtoDAsync(s.status.get(), status, count * 4, st), "cuMemcpyHtoDAsync(status)");
     }
 
-    // The kernels of one group, already uploaded: unblock (gpu), then decode, scan and write
-    // batch by batch.
-    void kernels(Slot& s, std::size_t count, const abi::Cut& c, bool gpu_unblock) {
+    // The kernels of one group (frames first.. of the call), already uploaded: unblock (gpu),
+    // then batch by batch decode, integrate (with a matrix), and scan and write the lists.
+    void kernels(Slot& s, std::size_t first, std::size_t count, const abi::Cut& c, bool gpu_unblock) {
         const CUstream st = s.stream.get();
         const auto n = static_cast<std::uint32_t>(count);
         if (gpu_unblock)
@@ -316,13 +353,27 @@ public:
             launch(f_decode, "bslz4_decode", {tiles_x, nb, abi::kWarpsPerCta * 32, abi::kWarpsPerCta * abi::kSharedPerWarp},
                    st, s.chunks_dev.as<const std::uint8_t>(), s.block_offset.as<const std::uint64_t>(),
                    s.tail_offset.as<const std::uint64_t>(), s.status.as<std::uint32_t>(), b0, geometry,
-                   mask.as<const std::uint8_t>(), c, s.dense.as<void>(), s.tile_count.as<std::uint32_t>());
+                   mask->bytes.as<const std::uint8_t>(), c, s.dense.as<void>(), s.tile_count.as<std::uint32_t>());
+            if (dense_out) {
+                const std::size_t frame_bytes = npix * bpp;
+                for (std::uint32_t j = 0; j < nb; ++j)
+                    check(driver().cuMemcpyDtoDAsync(dense_out->device_pointer() + (first + b0 + j) * frame_bytes,
+                                                     s.dense.get() + std::size_t{j} * geometry.dense_stride * bpp,
+                                                     frame_bytes, st),
+                          "cuMemcpyDtoDAsync(dense frame)");
+            }
+            if (matrix)
+                launch(f_integrate, "bslz4_integrate", {static_cast<unsigned>(bins), 1, 128, 0}, st, s.dense.as<const void>(),
+                       geometry.dense_stride, nb, matrix->row_start.as<const std::uint32_t>(),
+                       matrix->pixel.as<const std::uint32_t>(), matrix->weight.as<const void>(),
+                       static_cast<std::uint32_t>(bins), s.powder.as<std::uint8_t>() + std::size_t{b0} * bins * accumulator_size(acc));
+            if (!want_lists) continue;
             launch(f_scan, "bslz4_scan_tiles", {nb, 1, abi::kScanThreads, 0}, st, s.tile_count.as<const std::uint32_t>(),
                    geometry.n_tiles, b0, s.tile_offset.as<std::uint32_t>(), s.npixels.as<std::uint64_t>());
             launch(f_offsets, "bslz4_frame_offsets", {1, 1, 32, 0}, st, s.npixels.as<const std::uint64_t>(),
                    s.status.as<const std::uint32_t>(), b0, nb, std::uint64_t{cap}, s.frame_offset.as<std::uint64_t>());
             launch(f_write, "bslz4_write", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, s.dense.as<const void>(), b0,
-                   geometry, mask.as<const std::uint8_t>(), c, s.tile_count.as<const std::uint32_t>(),
+                   geometry, mask->bytes.as<const std::uint8_t>(), c, s.tile_count.as<const std::uint32_t>(),
                    s.tile_offset.as<const std::uint32_t>(),
                    s.npixels.as<const std::uint64_t>(), s.status.as<const std::uint32_t>(), std::uint64_t{cap},
                    s.frame_offset.as<const std::uint64_t>(), s.values.as<void>(), s.indices.as<std::uint32_t>());
@@ -334,8 +385,17 @@ public:
         pack(s, first, count, chunk_of);
         const bool gpu_unblock = options.unblock == Unblock::gpu;
         if (!gpu_unblock) unblock_on_host(s, first, count, chunk_of);
-        kernels(s, count, c, gpu_unblock);
+        kernels(s, first, count, c, gpu_unblock);
         const CUstream st = s.stream.get();
+        if (matrix) {
+            const std::size_t row = bins * accumulator_size(acc);
+            if (powder_out)
+                check(driver().cuMemcpyDtoDAsync(powder_out->device_pointer() + first * row, s.powder.get(), count * row, st),
+                      "cuMemcpyDtoDAsync(powders)");
+            else
+                check(driver().cuMemcpyDtoHAsync(s.powder_host.data(), s.powder.get(), count * row, st),
+                      "cuMemcpyDtoHAsync(powders)");
+        }
         check(driver().cuMemcpyDtoHAsync(s.status_host.data(), s.status.get(), count * 4, st), "cuMemcpyDtoHAsync(status)");
         check(driver().cuMemcpyDtoHAsync(s.npixels_host.data(), s.npixels.get(), count * 8, st),
               "cuMemcpyDtoHAsync(pixel counts)");
@@ -357,6 +417,11 @@ public:
         for (std::size_t k = 0; k < s.count; ++k)
             if (status[k] != abi::kFrameOk)
                 throw Error("frame " + std::to_string(s.first + k) + ": " + fault_text(status[k], chunk_of(s.first + k)));
+        if (matrix && !powder_out) {
+            const std::size_t row = bins * accumulator_size(acc);
+            std::memcpy(powders.data() + s.first * row, s.powder_host.data(), s.count * row);
+        }
+        if (!want_lists) return;
         // Every list of the group, packed, in two copies.
         const auto* starts = reinterpret_cast<const std::uint64_t*>(s.offsets_host.data());
         std::size_t total = 0;
@@ -405,8 +470,11 @@ public:
         cut = cut_value;
         host_frames = 0;
         npixels.assign(nframes, 0);
-        values.reserve(nframes * npix * bpp);
-        indices.reserve(nframes * npix * 4);
+        if (want_lists) {
+            values.reserve(nframes * npix * bpp);
+            indices.reserve(nframes * npix * 4);
+        }
+        if (matrix && !powder_out) powders.reserve(nframes * bins * accumulator_size(acc));
         const abi::Cut c = make_cut(type, cut_value);
         try {
             std::size_t g = 0;
@@ -428,6 +496,67 @@ public:
         }
         return {nframes, npix, npixels.data(), values.data(), reinterpret_cast<const std::uint32_t*>(indices.data()), type};
     }
+
+        // Kernel time alone, for the bench: the chunks (at most a group) are uploaded once, then
+        // unblocked, decoded, integrated and listed `repeats` times between two device events.
+    double time_kernels(const std::vector<ByteView>& chunks, double cut_value, unsigned repeats) {
+        if (chunks.empty() || chunks.size() > group)
+            throw Error("time_on_device takes 1 to group() = " + std::to_string(group) + " chunks");
+        ScopedContext scope(ctx);
+        Slot& slot = slots[0];
+        const abi::Cut c = make_cut(type, cut_value);
+        auto chunk_of = [&](std::size_t f) { return chunks[f]; };
+        try {
+            pack(slot, 0, chunks.size(), chunk_of);
+            kernels(slot, 0, chunks.size(), c, true);  // warm-up, and a check that the chunks are good
+            check(driver().cuStreamSynchronize(slot.stream.get()), "cuStreamSynchronize");
+            Event start = make_event(true), stop = make_event(true);
+            check(driver().cuEventRecord(start.get(), slot.stream.get()), "cuEventRecord");
+            for (unsigned r = 0; r < repeats; ++r) kernels(slot, 0, chunks.size(), c, true);
+            check(driver().cuEventRecord(stop.get(), slot.stream.get()), "cuEventRecord");
+            check(driver().cuEventSynchronize(stop.get()), "cuEventSynchronize");
+            float ms = 0;
+            check(driver().cuEventElapsedTime(&ms, start.get(), stop.get()), "cuEventElapsedTime");
+            return ms / 1e3;
+        } catch (...) {
+            abandon();
+            throw;
+        }
+    }
+
+    // decompress / integrate: the dense frames or the powders of chunks, left on the device.
+    template <class ChunkOf>
+    DeviceArray run_to_device(std::size_t nframes, bool frames, ChunkOf&& chunk_of) {
+        const std::vector<std::size_t> shape = frames ? std::vector<std::size_t>{nframes, ni, nj}
+                                                      : std::vector<std::size_t>{nframes, bins};
+        const std::size_t bytes = frames ? nframes * npix * bpp : nframes * bins * accumulator_size(acc);
+        DeviceArray out(std::make_unique<DeviceArrayState>(ctx.ordinal(), shape,
+                                                           frames ? pixel_type_name(type) : accumulator_name(acc), bytes));
+        struct Restore {
+            GpuEngine& e;
+            ~Restore() {
+                e.want_lists = true;
+                e.dense_out = nullptr;
+                e.powder_out = nullptr;
+            }
+        } restore{*this};
+        want_lists = false;
+        (frames ? dense_out : powder_out) = &out;
+        run(nframes, 0.0, chunk_of);
+        return out;
+    }
 };
+
+// Checks the arguments every GPU class shares, then builds the engine.
+inline std::unique_ptr<GpuEngine> make_engine(ByteView mask, std::size_t ni, std::size_t nj, PixelType type,
+                                              Chunk2SparseOptions options) {
+    if (ni == 0 || nj == 0) throw Error("frame shape " + std::to_string(ni) + " x " + std::to_string(nj) + " is empty");
+    if (mask.size != ni * nj)
+        throw Error("mask has " + std::to_string(mask.size) + " bytes, the frame " + std::to_string(ni) + " x " +
+                    std::to_string(nj) + " needs " + std::to_string(ni * nj));
+    const std::string why = unavailable_reason();
+    if (!why.empty()) throw Error(why);
+    return std::make_unique<GpuEngine>(mask, ni, nj, type, options);
+}
 
 }  // namespace bslz4::cuda::detail

@@ -10,6 +10,7 @@
 
 #include "bslz4/byte_view.hpp"
 #include "bslz4/codec.hpp"
+#include "bslz4/cuda/device_array.hpp"
 #include "bslz4/pixel_type.hpp"
 #include "bslz4/sparse_result.hpp"
 
@@ -47,6 +48,8 @@ public:
     SparseBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                             const std::vector<std::uint64_t>& lengths, double cut);
     CooFrame coo(ByteView chunk, double cut);
+    // The dense frames (nframes, ni, nj), left on the GPU in a new array owned by the caller.
+    DeviceArray decompress(const std::vector<ByteView>& chunks);
 
     // Frames of the last call with more than cap() pixels, listed on the host instead.
     std::size_t last_host() const;

@@ -24,6 +24,12 @@ struct DeviceInfo {
 // Throws bslz4::Error when the device does not exist or there is no driver.
 DeviceInfo device_info(int ordinal);
 
+// Masks and matrices are uploaded once per process and device and shared by every object that
+// uses the same one. release_shared() drops them (objects alive keep theirs);
+// shared_count() says how many are held.
+void release_shared();
+std::size_t shared_count();
+
 // The architectures the embedded kernels were built for, e.g. "75 80 86 89 90 100 120 (PTX 120)".
 const char* built_architectures();
 

@@ -1,0 +1,68 @@
+// bslz4::cuda::Chunk2SparseCSC: the GPU engine (gpu_engine.hpp) with a matrix.
+#include "bslz4/cuda/chunk2sparse_csc.hpp"
+
+#include "buffer_ranges.hpp"
+#include "gpu_engine.hpp"
+
+namespace bslz4::cuda {
+
+using namespace detail;
+
+Chunk2SparseCSC::Chunk2SparseCSC(ByteView mask, std::size_t ni, std::size_t nj, PixelType pixel_type,
+                                 const IntegrationMatrix& matrix, Accumulator acc, Chunk2SparseOptions options)
+    : state_(make_engine(mask, ni, nj, pixel_type, options)) {
+    state_->add_matrix(matrix, acc);
+}
+Chunk2SparseCSC::~Chunk2SparseCSC() = default;
+Chunk2SparseCSC::Chunk2SparseCSC(Chunk2SparseCSC&&) noexcept = default;
+Chunk2SparseCSC& Chunk2SparseCSC::operator=(Chunk2SparseCSC&&) noexcept = default;
+
+IntegratedBatch Chunk2SparseCSC::multi(const std::vector<ByteView>& chunks, double cut) {
+    const SparseBatch b = state_->run(chunks.size(), cut, [&](std::size_t f) { return chunks[f]; });
+    return {b, state_->powder_view(chunks.size())};
+}
+
+IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                             const std::vector<std::uint64_t>& lengths, double cut) {
+    bslz4::detail::check_buffer_ranges(base, offsets, lengths);
+    const SparseBatch b =
+        state_->run(offsets.size(), cut, [&](std::size_t f) { return ByteView(base.data + offsets[f], lengths[f]); });
+    return {b, state_->powder_view(offsets.size())};
+}
+
+IntegratedFrame Chunk2SparseCSC::operator()(ByteView chunk, double cut) {
+    const IntegratedBatch b = multi({chunk}, cut);
+    return {b.sparse.frame(0), b.powder};
+}
+
+IntegratedCoo Chunk2SparseCSC::coo(ByteView chunk, double cut) {
+    const IntegratedFrame f = (*this)(chunk, cut);
+    IntegratedCoo out;
+    out.coo = make_coo(f.sparse, state_->nj);
+    out.acc = f.powder.acc;
+    out.powder_scale = f.powder.powder_scale;
+    const auto* p = static_cast<const std::uint8_t*>(f.powder.data);
+    out.powder_bytes.assign(p, p + f.powder.bins * accumulator_size(f.powder.acc));
+    return out;
+}
+
+DeviceArray Chunk2SparseCSC::integrate(const std::vector<ByteView>& chunks) {
+    return state_->run_to_device(chunks.size(), false, [&](std::size_t f) { return chunks[f]; });
+}
+
+DeviceArray Chunk2SparseCSC::decompress(const std::vector<ByteView>& chunks) {
+    return state_->run_to_device(chunks.size(), true, [&](std::size_t f) { return chunks[f]; });
+}
+
+std::size_t Chunk2SparseCSC::last_host() const { return state_->host_frames; }
+std::size_t Chunk2SparseCSC::cap() const { return state_->cap; }
+unsigned Chunk2SparseCSC::batch() const { return state_->batch; }
+unsigned Chunk2SparseCSC::group() const { return state_->group; }
+std::size_t Chunk2SparseCSC::bins() const { return state_->bins; }
+Accumulator Chunk2SparseCSC::acc() const { return state_->acc; }
+
+double Chunk2SparseCSC::time_on_device(const std::vector<ByteView>& chunks, double cut, unsigned repeats) {
+    return state_->time_kernels(chunks, cut, repeats);
+}
+
+}  // namespace bslz4::cuda

@@ -1,0 +1,90 @@
+#include "shared_matrices.hpp"
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "bslz4/cuda/device.hpp"
+
+namespace bslz4::cuda {
+
+namespace detail {
+
+namespace {
+
+// FNV-1a over the bytes: the content key of a mask or a matrix.
+std::uint64_t fnv1a(std::uint64_t h, const void* data, std::size_t n) {
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001B3ULL;
+    return h;
+}
+constexpr std::uint64_t kFnvSeed = 0xCBF29CE484222325ULL;
+
+using Key = std::tuple<int, int, std::uint64_t, std::size_t>;  // device, kind, hash, size
+
+std::mutex cache_mutex;
+std::map<Key, std::shared_ptr<const void>>& cache() {
+    static std::map<Key, std::shared_ptr<const void>> entries;
+    return entries;
+}
+
+template <class T, class Make>
+std::shared_ptr<const T> find_or_make(const Key& key, Make&& make) {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    auto it = cache().find(key);
+    if (it != cache().end()) return std::static_pointer_cast<const T>(it->second);
+    std::shared_ptr<const T> made = make();
+    cache()[key] = made;
+    return made;
+}
+
+void upload(DeviceBuffer& to, const void* from, std::size_t bytes, const char* what) {
+    to = DeviceBuffer(bytes, what);
+    if (bytes) check(driver().cuMemcpyHtoDAsync(to.get(), from, bytes, nullptr), std::string("cuMemcpyHtoD(") + what + ")");
+    check(driver().cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+}  // namespace
+
+std::shared_ptr<const DeviceMask> shared_mask(int device, ByteView mask) {
+    const Key key{device, 0, fnv1a(kFnvSeed, mask.data, mask.size), mask.size};
+    return find_or_make<DeviceMask>(key, [&] {
+        auto m = std::make_shared<DeviceMask>(device);
+        upload(m->bytes, mask.data, mask.size, "mask");
+        return m;
+    });
+}
+
+std::shared_ptr<const DeviceMatrix> shared_matrix(int device, const IntegrationMatrix& folded) {
+    std::uint64_t h = fnv1a(kFnvSeed, folded.row_start.data(), folded.row_start.size() * 4);
+    h = fnv1a(h, folded.pixel.data(), folded.pixel.size() * 4);
+    h = folded.fixed_point() ? fnv1a(h, folded.fixed_weight.data(), folded.fixed_weight.size() * 4)
+                             : fnv1a(h, folded.weight.data(), folded.weight.size() * 4);
+    const Key key{device, folded.fixed_point() ? 2 : 1, h, folded.nnz()};
+    return find_or_make<DeviceMatrix>(key, [&] {
+        auto m = std::make_shared<DeviceMatrix>(device);
+        m->bins = folded.bins;
+        m->nnz = folded.nnz();
+        upload(m->row_start, folded.row_start.data(), folded.row_start.size() * 4, "matrix row starts");
+        upload(m->pixel, folded.pixel.data(), folded.pixel.size() * 4, "matrix pixels");
+        if (folded.fixed_point())
+            upload(m->weight, folded.fixed_weight.data(), folded.fixed_weight.size() * 4, "matrix weights");
+        else
+            upload(m->weight, folded.weight.data(), folded.weight.size() * 4, "matrix weights");
+        return m;
+    });
+}
+
+}  // namespace detail
+
+void release_shared() {
+    std::lock_guard<std::mutex> lock(detail::cache_mutex);
+    detail::cache().clear();
+}
+
+std::size_t shared_count() {
+    std::lock_guard<std::mutex> lock(detail::cache_mutex);
+    return detail::cache().size();
+}
+
+}  // namespace bslz4::cuda

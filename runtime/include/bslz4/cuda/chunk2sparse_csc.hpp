@@ -1,0 +1,46 @@
+// Chunk2SparseCSC on the GPU: the GPU Chunk2Sparse, and every frame also integrated on the
+// device, powder = matrix @ frame (CSR product, one thread block per bin, no atomics, each
+// weight read once per pass over a batch). Same results as bslz4::Chunk2SparseCSC: the same
+// int64 for a fixed-point matrix, f64 to about 1e-15 relative.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "bslz4/chunk2sparse_csc.hpp"
+#include "bslz4/cuda/chunk2sparse.hpp"
+#include "bslz4/cuda/device_array.hpp"
+
+namespace bslz4::cuda {
+
+class Chunk2SparseCSC {
+public:
+    Chunk2SparseCSC(ByteView mask, std::size_t ni, std::size_t nj, PixelType pixel_type, const IntegrationMatrix& matrix,
+                    Accumulator acc = Accumulator::f64, Chunk2SparseOptions options = {});
+    ~Chunk2SparseCSC();
+    Chunk2SparseCSC(Chunk2SparseCSC&&) noexcept;
+    Chunk2SparseCSC& operator=(Chunk2SparseCSC&&) noexcept;
+
+    IntegratedFrame operator()(ByteView chunk, double cut);
+    IntegratedBatch multi(const std::vector<ByteView>& chunks, double cut);
+    IntegratedBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                const std::vector<std::uint64_t>& lengths, double cut);
+    IntegratedCoo coo(ByteView chunk, double cut);
+    // Left on the GPU, in new arrays owned by the caller: powders (nframes, bins) of acc's type,
+    // and dense frames (nframes, ni, nj).
+    DeviceArray integrate(const std::vector<ByteView>& chunks);
+    DeviceArray decompress(const std::vector<ByteView>& chunks);
+
+    std::size_t last_host() const;
+    std::size_t cap() const;
+    unsigned batch() const;
+    unsigned group() const;
+    std::size_t bins() const;
+    Accumulator acc() const;
+    // As bslz4::cuda::Chunk2Sparse::time_on_device, with the integration.
+    double time_on_device(const std::vector<ByteView>& chunks, double cut, unsigned repeats);
+
+private:
+    std::unique_ptr<detail::GpuEngine> state_;
+};
+
+}  // namespace bslz4::cuda
