@@ -104,8 +104,8 @@ TEST_CASE("on the GPU, the pyFAI matrix gives expected_powder and the CPU's int6
         const IntegrationMatrix x = fixed_point_matrix(m);
         cuda::Chunk2SparseCSC gi(r.use, r.ni, r.nj, PixelType::u32, x, Accumulator::i64);
         Chunk2SparseCSC ci(r.use, r.ni, r.nj, PixelType::u32, x, Accumulator::i64);
-        const std::vector<std::int64_t> gpu(gi.multi(views, 10.0).powder.as<std::int64_t>(),
-                                            gi.multi(views, 10.0).powder.as<std::int64_t>() + r.frames * r.bins);
+        const Powder gp = gi.multi(views, 10.0).powder;
+        const std::vector<std::int64_t> gpu(gp.as<std::int64_t>(), gp.as<std::int64_t>() + r.frames * r.bins);
         const Powder cpu = ci.multi(views, 10.0).powder;
         REQUIRE(std::memcmp(gpu.data(), cpu.data, gpu.size() * 8) == 0);
         check(cpu, 1e-5);
