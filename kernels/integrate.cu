@@ -10,12 +10,12 @@
 namespace bslz4_kernels {
 
 constexpr unsigned kIntegrateThreads = 128;
-constexpr unsigned kFramesPerPass = 8;
+constexpr unsigned kFramesPerPass = 16;
 
 template <class T, class A, class W>
 __device__ void integrate_bins(const T* dense, uint64_t dense_stride, uint32_t n_frames, const uint32_t* row_start,
                                const uint32_t* pixel, const W* weight, uint32_t bins, A* powder) {
-    __shared__ A partial[kIntegrateThreads / 32][kFramesPerPass];
+    __shared__ A partial[kIntegrateThreads / 32][kFramesPerPass];  // 4 warps x 16 frames
     const uint32_t b = blockIdx.x;
     const uint32_t k0 = row_start[b], k1 = row_start[b + 1];
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -24,8 +24,8 @@ __device__ void integrate_bins(const T* dense, uint64_t dense_stride, uint32_t n
 #pragma unroll
         for (unsigned j = 0; j < kFramesPerPass; ++j) acc[j] = A(0);
         for (uint32_t k = k0 + threadIdx.x; k < k1; k += kIntegrateThreads) {
-            const uint32_t p = pixel[k];
-            const A w = A(weight[k]);
+            const uint32_t p = __ldg(pixel + k);
+            const A w = A(__ldg(weight + k));
 #pragma unroll
             for (unsigned j = 0; j < kFramesPerPass; ++j)
                 if (f0 + j < n_frames) acc[j] += w * A(dense[uint64_t(f0 + j) * dense_stride + p]);
