@@ -16,8 +16,9 @@ constexpr const char* kUsage =
     "  info CHUNK         header, block size and every block's compressed size\n"
     "  decode ...         a chunk to raw little-endian pixels\n"
     "  encode ...         raw pixels to a bitshuffle chunk (lz4 or zstd)\n"
+    "  sparse IN.h5 ...   an HDF5 scan -> sparse pixels (+ powder) in an ImageD11 sparse file\n"
     "  bench [--cpu]      decode + sparsify throughput on a synthetic Eiger 4M stack\n"
-    "  demo               decode the reference cases and a synthetic Eiger frame\n"
+    "  demo               a synthetic Eiger 4M scan through `sparse`, GPU checked against CPU\n"
     "\n"
     "'bslz4 COMMAND --help' describes each one.\n";
 
@@ -28,7 +29,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"info", bslz4::tool::cmd_info},     {"decode", bslz4::tool::cmd_decode}, {"encode", bslz4::tool::cmd_encode},
-    {"bench", bslz4::tool::cmd_bench},   {"demo", bslz4::tool::cmd_demo},
+    {"bench", bslz4::tool::cmd_bench},   {"demo", bslz4::tool::cmd_demo},     {"sparse", bslz4::tool::cmd_sparse},
 };
 
 }  // namespace

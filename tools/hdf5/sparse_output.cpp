@@ -1,0 +1,174 @@
+#include "sparse_output.hpp"
+
+#include <cstring>
+
+#include "bslz4/error.hpp"
+
+namespace bslz4::tool {
+
+namespace {
+
+hid_t native_type(PixelType t) {
+    switch (t) {
+        case PixelType::u8: return H5T_NATIVE_UINT8;
+        case PixelType::u16: return H5T_NATIVE_UINT16;
+        case PixelType::u32: return H5T_NATIVE_UINT32;
+        case PixelType::u64: return H5T_NATIVE_UINT64;
+        case PixelType::i8: return H5T_NATIVE_INT8;
+        case PixelType::i16: return H5T_NATIVE_INT16;
+        case PixelType::i32: return H5T_NATIVE_INT32;
+        case PixelType::i64: return H5T_NATIVE_INT64;
+        case PixelType::f32: return H5T_NATIVE_FLOAT;
+        case PixelType::f64: return H5T_NATIVE_DOUBLE;
+    }
+    return H5T_NATIVE_UINT8;
+}
+
+const char* numpy_name(PixelType t) {  // ImageD11's itype is numpy's dtype name
+    switch (t) {
+        case PixelType::u8: return "uint8";
+        case PixelType::u16: return "uint16";
+        case PixelType::u32: return "uint32";
+        case PixelType::u64: return "uint64";
+        case PixelType::i8: return "int8";
+        case PixelType::i16: return "int16";
+        case PixelType::i32: return "int32";
+        case PixelType::i64: return "int64";
+        case PixelType::f32: return "float32";
+        case PixelType::f64: return "float64";
+    }
+    return "?";
+}
+
+hid_t acc_type(Accumulator a) {
+    return a == Accumulator::f32 ? H5T_NATIVE_FLOAT : a == Accumulator::i64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
+}
+
+void attribute(hid_t loc, const char* name, hid_t type, const void* value) {
+    if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
+    h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose, "attribute space");
+    h5::Handle a(H5Acreate2(loc, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                 std::string("cannot write attribute ") + name);
+    H5Awrite(a.get(), type, value);
+}
+void attribute(hid_t loc, const char* name, std::int64_t v) { attribute(loc, name, H5T_NATIVE_INT64, &v); }
+void attribute(hid_t loc, const char* name, double v) { attribute(loc, name, H5T_NATIVE_DOUBLE, &v); }
+void attribute(hid_t loc, const char* name, const std::string& v) {
+    h5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
+    H5Tset_size(type.get(), v.size() + 1);
+    attribute(loc, name, type.get(), v.c_str());
+}
+
+// An extendable dataset of `cols` columns (1-D when cols == 0).
+h5::Handle series(hid_t group, const char* name, hid_t type, std::size_t cols, std::size_t chunk_rows) {
+    const int rank = cols ? 2 : 1;
+    const hsize_t dims[2] = {0, cols}, maxdims[2] = {H5S_UNLIMITED, cols}, chunk[2] = {chunk_rows, cols};
+    h5::Handle space(H5Screate_simple(rank, dims, maxdims), H5Sclose, "dataspace");
+    h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "properties");
+    H5Pset_chunk(plist.get(), rank, chunk);
+    return h5::Handle(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT), H5Dclose,
+                      std::string("cannot create dataset ") + name);
+}
+
+void append_rows(hid_t dataset, hid_t type, const void* data, std::size_t rows, std::size_t cols, const char* name) {
+    if (rows == 0) return;
+    const int rank = cols ? 2 : 1;
+    hsize_t dims[2] = {0, cols};
+    {
+        h5::Handle space(H5Dget_space(dataset), H5Sclose, name);
+        H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+    }
+    const hsize_t start[2] = {dims[0], 0}, count[2] = {rows, cols};
+    const hsize_t grown[2] = {dims[0] + rows, cols};
+    if (H5Dset_extent(dataset, grown) < 0) throw Error(std::string("cannot extend ") + name);
+    h5::Handle file_space(H5Dget_space(dataset), H5Sclose, name);
+    H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
+    h5::Handle mem_space(H5Screate_simple(rank, count, nullptr), H5Sclose, name);
+    if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
+        throw Error(std::string("cannot write ") + name);
+}
+
+}  // namespace
+
+SparseOutput::SparseOutput(const std::string& path, const OutputInfo& info)
+    : path_(path), info_(info), file_(h5::create_file(path)) {
+    if (info.ni > 65536 || info.nj > 65536) throw Error(path + ": frames wider than 65536 pixels do not fit uint16 row/col");
+    const hid_t root = file_.get();
+    attribute(root, "command_line", info.command_line);
+    attribute(root, "input_file", info.input_file);
+    attribute(root, "writer", std::string("bslz4 sparse"));
+}
+
+void SparseOutput::begin_group(const std::string& dataset_path, std::size_t frames) {
+    std::string name = dataset_path;
+    while (!name.empty() && name[0] == '/') name.erase(0, 1);
+    for (char& c : name)
+        if (c == '/') c = '_';
+    group_ = h5::Handle(H5Gcreate2(file_.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                        path_ + ": cannot create group " + name);
+    const hid_t g = group_.get();
+    attribute(g, "shape0", static_cast<std::int64_t>(info_.ni));
+    attribute(g, "shape1", static_cast<std::int64_t>(info_.nj));
+    attribute(g, "itype", std::string(numpy_name(info_.type)));
+    attribute(g, "source", dataset_path);
+    attribute(g, "cut", info_.cut);
+    attribute(g, "mask_source", info_.mask_source);
+    attribute(g, "command_line", info_.command_line);
+    attribute(g, "frames_expected", static_cast<std::int64_t>(frames));
+    datasets_.clear();
+    datasets_.push_back(series(g, "row", H5T_NATIVE_UINT16, 0, 65536));
+    datasets_.push_back(series(g, "col", H5T_NATIVE_UINT16, 0, 65536));
+    datasets_.push_back(series(g, "intensity", native_type(info_.type), 0, 65536));
+    datasets_.push_back(series(g, "nnz", H5T_NATIVE_INT32, 0, 1024));
+    if (info_.bins) {
+        datasets_.push_back(series(g, "powder", acc_type(info_.acc), info_.bins, 16));
+        attribute(datasets_.back().get(), "acc", std::string(accumulator_name(info_.acc)));
+        attribute(datasets_.back().get(), "powder_scale", info_.powder_scale);
+    }
+    frames_done_ = pixels_done_ = 0;
+    frames_expected_ = frames;
+    write_attributes(g, false);
+}
+
+void SparseOutput::append(const SparseBatch& sparse, const Powder* powder, std::size_t count) {
+    std::size_t total = 0;
+    for (std::size_t f = 0; f < count; ++f) total += sparse.npixels[f];
+    std::vector<std::uint16_t> row(total), col(total);
+    std::vector<std::int32_t> nnz(count);
+    const std::size_t bpp = pixel_size(info_.type);
+    std::vector<std::uint8_t> intensity(total * bpp);
+    std::size_t at = 0;
+    for (std::size_t f = 0; f < count; ++f) {
+        const SparseFrame fr = sparse.frame(f);
+        nnz[f] = static_cast<std::int32_t>(fr.npixels);
+        for (std::size_t k = 0; k < fr.npixels; ++k) {
+            row[at + k] = static_cast<std::uint16_t>(fr.indices[k] / info_.nj);
+            col[at + k] = static_cast<std::uint16_t>(fr.indices[k] % info_.nj);
+        }
+        std::memcpy(intensity.data() + at * bpp, fr.values, fr.npixels * bpp);
+        at += fr.npixels;
+    }
+    append_rows(datasets_[0].get(), H5T_NATIVE_UINT16, row.data(), total, 0, "row");
+    append_rows(datasets_[1].get(), H5T_NATIVE_UINT16, col.data(), total, 0, "col");
+    append_rows(datasets_[2].get(), native_type(info_.type), intensity.data(), total, 0, "intensity");
+    append_rows(datasets_[3].get(), H5T_NATIVE_INT32, nnz.data(), count, 0, "nnz");
+    if (info_.bins && powder) append_rows(datasets_[4].get(), acc_type(info_.acc), powder->data, count, info_.bins, "powder");
+    frames_done_ += count;
+    pixels_done_ += total;
+    write_attributes(group_.get(), false);
+    H5Fflush(file_.get(), H5F_SCOPE_GLOBAL);
+}
+
+void SparseOutput::close_group(bool complete) {
+    if (group_.get() < 0) return;
+    write_attributes(group_.get(), complete);
+    H5Fflush(file_.get(), H5F_SCOPE_GLOBAL);
+}
+
+void SparseOutput::write_attributes(hid_t group, bool complete) {
+    attribute(group, "nframes", static_cast<std::int64_t>(frames_done_));
+    attribute(group, "npixels", static_cast<std::int64_t>(pixels_done_));
+    attribute(group, "complete", static_cast<std::int64_t>(complete ? 1 : 0));
+}
+
+}  // namespace bslz4::tool

@@ -1,0 +1,48 @@
+// The output of `bslz4 sparse`, in ImageD11's sparse layout so its readers work: a group per
+// input dataset with attributes shape0, shape1, itype, and datasets row, col (uint16),
+// intensity (the pixel type) and nnz (per frame), plus powder (frames x bins) with a matrix.
+// Every dataset is chunked and extendable and is appended batch by batch, and the file is
+// flushed after each, so an interrupted run leaves a readable file of the frames done.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bslz4/pixel_type.hpp"
+#include "bslz4/powder.hpp"
+#include "bslz4/sparse_result.hpp"
+#include "hdf5_file.hpp"
+
+namespace bslz4::tool {
+
+struct OutputInfo {
+    std::string command_line, input_file, mask_source;
+    double cut = 0;
+    std::size_t ni = 0, nj = 0;
+    PixelType type = PixelType::u16;
+    std::size_t bins = 0;  // 0: no matrix
+    Accumulator acc = Accumulator::f64;
+    double powder_scale = 1;
+};
+
+class SparseOutput {
+public:
+    SparseOutput(const std::string& path, const OutputInfo& info);
+    // Starts the group of one input dataset, `frames` expected.
+    void begin_group(const std::string& dataset_path, std::size_t frames);
+    // Appends frames [0, count) of a batch (and their powders, with a matrix).
+    void append(const SparseBatch& sparse, const Powder* powder, std::size_t count);
+    // Records how the run ended (attribute complete) and flushes.
+    void close_group(bool complete);
+
+private:
+    void write_attributes(hid_t group, bool complete);
+    std::string path_;
+    OutputInfo info_;
+    h5::Handle file_;
+    h5::Handle group_;
+    std::vector<h5::Handle> datasets_;  // row, col, intensity, nnz, powder
+    std::size_t frames_done_ = 0, pixels_done_ = 0, frames_expected_ = 0;
+};
+
+}  // namespace bslz4::tool
