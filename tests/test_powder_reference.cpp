@@ -12,6 +12,7 @@
 #include "bslz4/cuda/device.hpp"
 #endif
 #include "h5_reader.hpp"
+#include "tool_runner.hpp"
 #include "reference_cases.hpp"
 
 using namespace bslz4;
@@ -84,6 +85,25 @@ TEST_CASE("the pyFAI matrix, csr and csc, gives expected_powder: f64 to 1e-12, f
         Chunk2SparseCSC i64(r.use, r.ni, r.nj, PixelType::u32, fixed_point_matrix(m), Accumulator::i64);
         check(i64.multi(views, 10.0).powder, 1e-5);
     }
+}
+
+TEST_CASE("bslz4 sparse on eiger_like.h5 with powder.h5's matrix gives the library's lists and expected_powder", "[powder][cli]") {
+    const Reference& r = reference();
+    const std::string dir = tool::default_testdata_dir(), out = test::temp_path("eiger_like_sparse.h5");
+    const test::ToolResult run =
+        test::run_tool("sparse " + dir + "/eiger_like.h5 -o " + out + " --cut 10 --matrix " + dir + "/powder.h5:csc --quiet");
+    INFO(run.err);
+    REQUIRE(run.code == 0);
+    const test::H5Reader f(out);
+    const auto powder = f.dataset<double>("/entry_data_data/powder", H5T_NATIVE_DOUBLE);
+    REQUIRE(powder.size() == r.expected.size());
+    for (std::size_t k = 0; k < powder.size(); ++k)
+        REQUIRE(std::fabs(powder[k] - r.expected[k]) <= 1e-12 * std::max(1.0, std::fabs(r.expected[k])));
+    const auto nnz = f.dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32);
+    Chunk2Sparse lib(r.use, r.ni, r.nj, PixelType::u32);
+    const SparseBatch want = lib.multi(std::vector<ByteView>(r.chunks.begin(), r.chunks.end()), 10.0);
+    for (std::size_t fr = 0; fr < r.frames; ++fr) REQUIRE(static_cast<std::size_t>(nnz[fr]) == want.npixels[fr]);
+    CHECK(f.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{1});
 }
 
 #if BSLZ4_HAVE_CUDA

@@ -14,14 +14,97 @@
 #include "reference_cases.hpp"
 #include "sha256.hpp"
 
+#if BSLZ4_HAVE_HDF5
+#include <cmath>
+#include <cstdlib>
+
+#include "bslz4/chunk2sparse_csc.hpp"
+#include "eiger_stack.hpp"
+#include "hdf5/scan_writer.hpp"
+#include "sparse_job.hpp"
+#if BSLZ4_HAVE_CUDA
+#include "bslz4/cuda/chunk2sparse_csc.hpp"
+#include "bslz4/cuda/device.hpp"
+#endif
+#endif
+
 namespace bslz4::tool {
 
 namespace {
 constexpr const char* kHelp =
-    "usage: bslz4 demo [--testdata DIR] [--cut C]\n"
-    "Decodes every reference chunk in DIR (default: $BSLZ4_TESTDATA or ../shared/testdata beside\n"
-    "the sources) and checks each against its recorded sha256, then makes a synthetic Eiger 4M\n"
-    "u16 frame, encodes it, decodes it and lists the pixels above the cut (default 10).\n";
+    "usage: bslz4 demo [--frames N] [--dir DIR] [--cut C] [--cpu] [--testdata DIR]\n"
+    "The main job on built-in data: makes a synthetic Eiger 4M u16 scan of N frames (default 200)\n"
+    "in an HDF5 file (our encoder, direct chunk writes) with its pixel_mask and a radial\n"
+    "integration matrix, runs `bslz4 sparse` on it (on the GPU when there is one), checks the GPU\n"
+    "against the CPU on some frames, and says where the output is (in DIR, default a new\n"
+    "directory under $TMPDIR). First it checks the reference chunks in --testdata (default\n"
+    "$BSLZ4_TESTDATA or ../shared/testdata beside the sources) against their sha256.\n";
+
+#if BSLZ4_HAVE_HDF5
+// The GPU's lists and powders against the CPU's on the first frames of the scan.
+void compare_gpu_cpu(const EigerStack& stack, const IntegrationMatrix& matrix, double cut) {
+#if BSLZ4_HAVE_CUDA
+    if (!cuda::available()) return;
+    const auto views = stack.views(std::min<std::size_t>(8, stack.chunks.size()));
+    Chunk2SparseCSC cpu(stack.mask, stack.ni, stack.nj, stack.type, matrix);
+    cuda::Chunk2SparseCSC gpu(stack.mask, stack.ni, stack.nj, stack.type, matrix);
+    const IntegratedBatch c = cpu.multi(views, cut), g = gpu.multi(views, cut);
+    double worst = 0;
+    for (std::size_t f = 0; f < views.size(); ++f) {
+        const SparseFrame cf = c.sparse.frame(f), gf = g.sparse.frame(f);
+        if (cf.npixels != gf.npixels || std::memcmp(cf.indices, gf.indices, 4 * cf.npixels) != 0 ||
+            std::memcmp(cf.values, gf.values, 2 * cf.npixels) != 0)
+            throw Error("demo: GPU and CPU lists differ on frame " + std::to_string(f));
+        for (std::size_t b = 0; b < matrix.bins; ++b)
+            worst = std::max(worst, std::fabs(g.powder.value(f, b) - c.powder.value(f, b)) /
+                                        std::max(1.0, std::fabs(c.powder.value(f, b))));
+    }
+    if (worst > 1e-12) throw Error("demo: GPU and CPU powders differ by " + std::to_string(worst));
+    std::printf("GPU == CPU on the first %zu frames: the same pixel lists, powders within %.1e (relative)\n",
+                views.size(), worst);
+#else
+    (void)stack, (void)matrix, (void)cut;
+#endif
+}
+
+int scan_demo(std::size_t frames, std::string dir, double cut, bool cpu) {
+    if (dir.empty()) {
+        std::string pattern = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/bslz4-demo-XXXXXX";
+        if (!mkdtemp(pattern.data())) throw Error("demo: cannot make a directory under " + pattern);
+        dir = pattern;
+    }
+    constexpr std::size_t kDistinct = 16, kBins = 2000;
+    const EigerStack stack = make_eiger_stack(kEiger4mRows, kEiger4mCols, PixelType::u16, std::min(kDistinct, frames));
+    std::vector<std::uint8_t> nexus(stack.mask.size());
+    for (std::size_t i = 0; i < nexus.size(); ++i) nexus[i] = stack.mask[i] ? 0 : 1;
+    const std::string scan = dir + "/scan.h5", matrix_file = dir + "/matrix.h5", output = dir + "/sparse.h5";
+    write_scan(scan, stack.ni, stack.nj, stack.type, frames, nexus, stack.chunks);
+    const IntegrationMatrix matrix = radial_matrix(stack.ni, stack.nj, kBins);
+    write_matrix(matrix_file, "csr", matrix);
+    std::printf("synthetic Eiger 4M u16 scan: %zu frames of %zu x %zu in %s (%.1f MB), matrix of %zu bins in %s\n",
+                frames, stack.ni, stack.nj, scan.c_str(), stack.compressed_bytes() * 1e-6 * frames / stack.chunks.size(),
+                kBins, matrix_file.c_str());
+    SparseJob job;
+    job.input = scan;
+    job.output = output;
+    job.cut = cut;
+    job.matrix_spec = matrix_file + ":csr";
+    job.where = cpu ? SparseJob::Where::cpu : SparseJob::Where::any;
+    char cut_text[32];
+    std::snprintf(cut_text, sizeof cut_text, "%g", cut);
+    job.command_line = "bslz4 sparse " + scan + " -o " + output + " --cut " + cut_text + " --matrix " + job.matrix_spec;
+    std::printf("running: %s\n", job.command_line.c_str());
+    std::fflush(stdout);
+    const std::atomic<bool> never{false};
+    const SparseSummary s = run_sparse_job(job, never);
+    std::printf("%zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, %.0f frames/s on %s\n", s.frames, s.pixels,
+                s.decoded_bytes / 1e9, s.seconds, s.frames / s.seconds, s.decoder.c_str());
+    if (!cpu) compare_gpu_cpu(stack, matrix, cut);
+    std::printf("output: %s (ImageD11 sparse layout: group entry_data_data with row, col, intensity, nnz, powder)\n",
+                output.c_str());
+    return 0;
+}
+#endif
 
 int reference_cases(const std::string& dir) {
     const auto cases = read_reference_cases(dir);
@@ -43,38 +126,27 @@ int reference_cases(const std::string& dir) {
 }  // namespace
 
 int cmd_demo(const Args& raw) {
-    const Arguments args = parse_arguments(raw, {"--testdata", "--cut"}, {});
+    const Arguments args = parse_arguments(raw, {"--testdata", "--cut", "--frames", "--dir"}, {"--cpu"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
         return 0;
     }
-    const std::string dir = args.get("--testdata", default_testdata_dir());
+    const std::string testdata = args.get("--testdata", default_testdata_dir());
     const double cut = args.number("--cut", 10.0);
-    if (std::FILE* f = std::fopen((dir + "/cases.tsv").c_str(), "r")) {
+    const std::size_t frames = static_cast<std::size_t>(args.count("--frames", 200));
+    if (frames == 0) throw UsageError("--frames must be at least 1");
+    if (std::FILE* f = std::fopen((testdata + "/cases.tsv").c_str(), "r")) {
         std::fclose(f);
-        if (int rc = reference_cases(dir)) return rc;
+        if (int rc = reference_cases(testdata)) return rc;
     } else {
-        std::printf("reference cases: none at %s (skipped)\n", dir.c_str());
+        std::printf("reference cases: none at %s (skipped)\n", testdata.c_str());
     }
-
-    const std::size_t ni = kEiger4mRows, nj = kEiger4mCols;
-    const auto frame = synthetic_eiger_frame(ni, nj, PixelType::u16, 0);
-    const auto chunk = encode_chunk(frame, 2);
-    const auto back = decode_chunk(chunk, 2);
-    if (back != frame) throw Error("synthetic Eiger frame: decoded pixels differ from the encoded ones");
-    const auto mask = synthetic_eiger_mask(ni, nj);
-    Chunk2Sparse sparse(mask, ni, nj, PixelType::u16);
-    const CooFrame coo = sparse.coo(chunk, cut);
-    std::printf("synthetic Eiger 4M u16 frame: %zu x %zu, %zu bytes -> %zu bytes compressed (ratio %.1f), decoded "
-                "back exactly\n",
-                ni, nj, frame.size(), chunk.size(), static_cast<double>(frame.size()) / chunk.size());
-    std::printf("pixels above %g outside the module gaps: %zu", cut, coo.npixels);
-    if (coo.npixels) {
-        const auto* v = coo.values_as<std::uint16_t>();
-        std::printf(" (first at row %u col %u = %u)", coo.row[0], coo.col[0], v[0]);
-    }
-    std::printf("\n");
-    return 0;
+#if BSLZ4_HAVE_HDF5
+    return scan_demo(frames, args.get("--dir"), cut, args.has("--cpu"));
+#else
+    std::printf("this build has no HDF5 (install libhdf5-dev and rebuild): the scan demo needs it\n");
+    return 1;
+#endif
 }
 
 }  // namespace bslz4::tool
