@@ -87,6 +87,32 @@ TEST_CASE("sparse writes the ImageD11 layout, equal to the library's lists and p
     CHECK(f2.dataset<std::int64_t>(g + "/powder", H5T_NATIVE_INT64).size() == 15 * 40);
 }
 
+TEST_CASE("an Eiger master file's external data links are followed in order, a group per dataset", "[sparse-tool]") {
+    const std::string dir = test::env_or("TMPDIR", "/tmp");
+    const std::string part1 = dir + "/bslz4_test_master_data_000001.h5", part2 = dir + "/bslz4_test_master_data_000002.h5";
+    const std::string master = dir + "/bslz4_test_master.h5", out = temp_path("master_out.h5");
+    const Scan s = write_test_scan(part1);
+    write_test_scan(part2);
+    {
+        const tool::h5::Handle file = tool::h5::create_file(master);
+        tool::h5::Handle entry(H5Gcreate2(file.get(), "entry", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "entry");
+        tool::h5::Handle data(H5Gcreate2(entry.get(), "data", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "data");
+        // relative names, as Eiger writes them: found beside the master file
+        REQUIRE(H5Lcreate_external("bslz4_test_master_data_000001.h5", "/entry/data/data", data.get(), "data_000001",
+                                   H5P_DEFAULT, H5P_DEFAULT) >= 0);
+        REQUIRE(H5Lcreate_external("bslz4_test_master_data_000002.h5", "/entry/data/data", data.get(), "data_000002",
+                                   H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    }
+    const test::ToolResult r = run_tool("sparse " + master + " -o " + out + " --cut 4 --no-mask --cpu --quiet");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("140 frames"));
+    const test::H5Reader f(out);
+    CHECK(f.attribute("/entry_data_data_000001", "nframes") == std::vector<std::int64_t>{kFrames});
+    CHECK(f.attribute("/entry_data_data_000002", "nframes") == std::vector<std::int64_t>{kFrames});
+    (void)s;
+}
+
 TEST_CASE("sparse refuses bad input with a message naming it", "[sparse-tool]") {
     const std::string scan = temp_path("scan_bad.h5"), out = temp_path("out_bad.h5");
     write_test_scan(scan, 7);
