@@ -7,6 +7,7 @@
 #include "h5_reader.hpp"
 #include "hdf5/scan_writer.hpp"
 #include "matrix_support.hpp"
+#include "sparse_job.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
 
@@ -111,6 +112,25 @@ TEST_CASE("an Eiger master file's external data links are followed in order, a g
     CHECK(f.attribute("/entry_data_data_000001", "nframes") == std::vector<std::int64_t>{kFrames});
     CHECK(f.attribute("/entry_data_data_000002", "nframes") == std::vector<std::int64_t>{kFrames});
     (void)s;
+}
+
+TEST_CASE("an interrupted run leaves a readable file with the frames done, marked incomplete", "[sparse-tool]") {
+    const std::string scan = temp_path("scan_stop.h5"), out = temp_path("out_stop.h5");
+    write_test_scan(scan);
+    tool::SparseJob job;
+    job.input = scan;
+    job.output = out;
+    job.cut = 4;
+    job.where = tool::SparseJob::Where::cpu;
+    job.quiet = true;
+    const std::atomic<bool> stop{true};  // as if SIGINT came during the first batch
+    const tool::SparseSummary s = tool::run_sparse_job(job, stop);
+    CHECK(s.interrupted);
+    CHECK(s.frames == 64);  // one batch
+    const test::H5Reader f(out);
+    CHECK(f.attribute("/entry_data_data", "nframes") == std::vector<std::int64_t>{64});
+    CHECK(f.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{0});
+    CHECK(f.dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32).size() == 64);
 }
 
 TEST_CASE("sparse refuses bad input with a message naming it", "[sparse-tool]") {
