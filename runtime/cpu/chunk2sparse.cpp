@@ -1,7 +1,7 @@
 // Chunk2Sparse on the CPU: the sparse engine with no per-block work.
 #include "bslz4/chunk2sparse.hpp"
 
-#include "buffer_ranges.hpp"
+#include "argument_checks.hpp"
 #include "sparse_engine.hpp"
 
 namespace bslz4 {

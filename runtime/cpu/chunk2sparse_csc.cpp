@@ -6,7 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "buffer_ranges.hpp"
+#include "argument_checks.hpp"
 #include "integrator_checks.hpp"
 #include "sparse_engine.hpp"
 
@@ -129,15 +129,16 @@ IntegratedFrame Chunk2SparseCSC::operator()(ByteView chunk, double cut) {
     return {b.sparse.frame(0), b.powder};
 }
 
-IntegratedCoo Chunk2SparseCSC::coo(ByteView chunk, double cut) {
-    const IntegratedFrame f = (*this)(chunk, cut);
+IntegratedCoo make_coo(const IntegratedFrame& f, std::size_t nj) {
     IntegratedCoo out;
-    out.coo = make_coo(f.sparse, state_->engine.nj);
+    out.coo = make_coo(f.sparse, nj);
     out.acc = f.powder.acc;
     out.powder_scale = f.powder.powder_scale;
     const auto* p = static_cast<const std::uint8_t*>(f.powder.data);
     out.powder_bytes.assign(p, p + f.powder.bins * accumulator_size(f.powder.acc));
     return out;
 }
+
+IntegratedCoo Chunk2SparseCSC::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->engine.nj); }
 
 }  // namespace bslz4

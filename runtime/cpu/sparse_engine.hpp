@@ -9,6 +9,7 @@
 
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/error.hpp"
+#include "argument_checks.hpp"
 #include "chunk_decoder.hpp"
 #include "host_buffer.hpp"
 #include "sparsify.hpp"
@@ -45,11 +46,7 @@ public:
 
     SparseEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o)
         : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o), pool(o.threads) {
-        if (ni == 0 || nj == 0) throw Error("frame shape " + std::to_string(ni) + " x " + std::to_string(nj) + " is empty");
-        if (npix > 0xFFFFFFFFull) throw Error("frame of " + std::to_string(npix) + " pixels does not fit 32-bit indices");
-        if (m.size != npix)
-            throw Error("mask has " + std::to_string(m.size) + " bytes, the frame " + std::to_string(ni) + " x " +
-                        std::to_string(nj) + " needs " + std::to_string(npix));
+        check_frame_mask(m, ni, nj);
         mask.assign(m.data, m.data + m.size);
         workers.resize(pool.size());
     }

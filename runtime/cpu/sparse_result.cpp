@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "buffer_ranges.hpp"
 
 namespace bslz4 {
 
@@ -21,18 +20,4 @@ CooFrame make_coo(const SparseFrame& frame, std::size_t nj) {
     return out;
 }
 
-namespace detail {
-
-void check_buffer_ranges(ByteView base, const std::vector<std::uint64_t>& offsets,
-                         const std::vector<std::uint64_t>& lengths) {
-    if (offsets.size() != lengths.size())
-        throw Error("from_buffer: " + std::to_string(offsets.size()) + " offsets but " + std::to_string(lengths.size()) +
-                    " lengths");
-    for (std::size_t f = 0; f < offsets.size(); ++f)
-        if (offsets[f] > base.size || lengths[f] > base.size - offsets[f])
-            throw Error("frame " + std::to_string(f) + ": bytes " + std::to_string(offsets[f]) + " + " +
-                        std::to_string(lengths[f]) + " lie outside the " + std::to_string(base.size) + "-byte buffer");
-}
-
-}  // namespace detail
 }  // namespace bslz4

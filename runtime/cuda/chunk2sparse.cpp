@@ -1,7 +1,7 @@
 // bslz4::cuda::Chunk2Sparse: the GPU engine (gpu_engine.hpp) without a matrix.
 #include "bslz4/cuda/chunk2sparse.hpp"
 
-#include "buffer_ranges.hpp"
+#include "argument_checks.hpp"
 #include "gpu_engine.hpp"
 
 namespace bslz4::cuda {

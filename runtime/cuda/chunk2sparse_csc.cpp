@@ -1,7 +1,7 @@
 // bslz4::cuda::Chunk2SparseCSC: the GPU engine (gpu_engine.hpp) with a matrix.
 #include "bslz4/cuda/chunk2sparse_csc.hpp"
 
-#include "buffer_ranges.hpp"
+#include "argument_checks.hpp"
 #include "gpu_engine.hpp"
 
 namespace bslz4::cuda {
@@ -35,16 +35,7 @@ IntegratedFrame Chunk2SparseCSC::operator()(ByteView chunk, double cut) {
     return {b.sparse.frame(0), b.powder};
 }
 
-IntegratedCoo Chunk2SparseCSC::coo(ByteView chunk, double cut) {
-    const IntegratedFrame f = (*this)(chunk, cut);
-    IntegratedCoo out;
-    out.coo = make_coo(f.sparse, state_->nj);
-    out.acc = f.powder.acc;
-    out.powder_scale = f.powder.powder_scale;
-    const auto* p = static_cast<const std::uint8_t*>(f.powder.data);
-    out.powder_bytes.assign(p, p + f.powder.bins * accumulator_size(f.powder.acc));
-    return out;
-}
+IntegratedCoo Chunk2SparseCSC::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->nj); }
 
 DeviceArray Chunk2SparseCSC::integrate(const std::vector<ByteView>& chunks) {
     return state_->run_to_device(chunks.size(), false, [&](std::size_t f) { return chunks[f]; });

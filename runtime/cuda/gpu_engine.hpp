@@ -14,7 +14,7 @@
 #include "bslz4/chunk_header.hpp"
 #include "bslz4/cuda/device.hpp"
 #include "bslz4/decode.hpp"
-#include "buffer_ranges.hpp"
+#include "argument_checks.hpp"
 #include "context.hpp"
 #include "driver_objects.hpp"
 #include "host_buffer.hpp"
@@ -550,10 +550,7 @@ public:
 // Checks the arguments every GPU class shares, then builds the engine.
 inline std::unique_ptr<GpuEngine> make_engine(ByteView mask, std::size_t ni, std::size_t nj, PixelType type,
                                               Chunk2SparseOptions options) {
-    if (ni == 0 || nj == 0) throw Error("frame shape " + std::to_string(ni) + " x " + std::to_string(nj) + " is empty");
-    if (mask.size != ni * nj)
-        throw Error("mask has " + std::to_string(mask.size) + " bytes, the frame " + std::to_string(ni) + " x " +
-                    std::to_string(nj) + " needs " + std::to_string(ni * nj));
+    bslz4::detail::check_frame_mask(mask, ni, nj);
     const std::string why = unavailable_reason();
     if (!why.empty()) throw Error(why);
     return std::make_unique<GpuEngine>(mask, ni, nj, type, options);

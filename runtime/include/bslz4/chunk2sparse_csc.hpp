@@ -31,6 +31,9 @@ struct IntegratedCoo {
     Powder powder() const { return {1, powder_bytes.size() / accumulator_size(acc), acc, powder_bytes.data(), powder_scale}; }
 };
 
+// An owned copy of one integrated frame (coo of both CSC classes).
+IntegratedCoo make_coo(const IntegratedFrame& frame, std::size_t nj);
+
 namespace detail {
 class Integrator;
 }
