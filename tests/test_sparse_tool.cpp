@@ -78,6 +78,18 @@ TEST_CASE("sparse writes the ImageD11 layout, equal to the library's lists and p
         REQUIRE(at == row.size());
     }  // closes the output before it is written again
 
+    // --mask FILE:PATH (NeXus convention) gives what the file's own pixel_mask gave
+    const std::string out_mask = temp_path("out_mask.h5");
+    const test::ToolResult rm = run_tool("sparse " + scan + " -o " + out_mask + " --cut 4 --mask " + scan +
+                                         ":/entry/instrument/detector/pixel_mask --cpu --quiet");
+    INFO(rm.err);
+    REQUIRE(rm.code == 0);
+    {
+        const test::H5Reader fm(out_mask);
+        const auto nnz = fm.dataset<std::int32_t>(g + "/nnz", H5T_NATIVE_INT32);
+        for (std::size_t fr = 0; fr < kFrames; ++fr) REQUIRE(static_cast<std::size_t>(nnz[fr]) == want.sparse.npixels[fr]);
+    }
+
     // --frames, --no-mask and the i64 accumulator
     const test::ToolResult r2 =
         run_tool("sparse " + scan + " -o " + out + " --cut 4 --frames 10:25 --no-mask --matrix " + mat + ":csr --acc i64 --cpu --quiet");
