@@ -478,11 +478,13 @@ public:
         const abi::Cut c = make_cut(type, cut_value);
         try {
             std::size_t g = 0;
-            for (std::size_t first = 0; first < nframes; first += group, ++g) {
+            // The first group of a call is one batch, so the kernels start after a short upload
+            // and the uploads of the full groups that follow overlap them.
+            for (std::size_t first = 0, size = batch; first < nframes; first += size, size = group, ++g) {
                 Slot& s = slots[g % 2];
                 finish(s, chunk_of);
                 try {
-                    submit(s, first, std::min<std::size_t>(group, nframes - first), c, chunk_of);
+                    submit(s, first, std::min<std::size_t>(size, nframes - first), c, chunk_of);
                 } catch (const Error&) {
                     finish(slots[(g + 1) % 2], chunk_of);  // an earlier frame's fault is reported first
                     throw;

@@ -27,7 +27,8 @@ struct Chunk2SparseOptions {
     // the L2 cache when that is at least 8, else 64; at most 64; frames and lists of a batch
     // take at most 1/16 of the device memory.
     unsigned batch = 0;
-    // Frames uploaded and unblocked together. 0: every frame of the call, at most 256.
+    // Frames uploaded and unblocked together. 0: every frame of the call, at most 256. The
+    // first group of a call is one batch, so decoding starts while the next group uploads.
     unsigned group = 0;
     Unblock unblock = Unblock::gpu;
     int device = -1;  // -1: the device of the calling thread's current context, else 0
