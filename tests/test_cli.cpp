@@ -49,7 +49,7 @@ TEST_CASE("bslz4 exits 2 on bad usage and 0 for --help on every subcommand", "[c
     const Result bad = run_tool("info --bogus x");
     CHECK(bad.code == 2);
     CHECK_THAT(bad.err, Catch::Contains("unknown option '--bogus'"));
-    for (const char* sub : {"info", "decode", "encode", "bench", "demo"}) {
+    for (const char* sub : {"info", "decode", "encode", "bench", "demo", "sparse"}) {
         const Result h = run_tool(std::string(sub) + " --help");
         CHECK(h.code == 0);
         CHECK_THAT(h.out, Catch::StartsWith("usage: bslz4 "));
