@@ -1,11 +1,9 @@
-// bslz4 demo: decodes the shared reference cases (when present) and a synthetic Eiger frame,
-// checks them, and says what it did.
+// bslz4 demo: checks the shared reference cases (when present), then runs the main job
+// (`bslz4 sparse`) on a synthetic Eiger 4M scan it writes, and says what it did.
 #include <cstdio>
 #include <cstring>
 
-#include "bslz4/chunk2sparse.hpp"
 #include "bslz4/decode.hpp"
-#include "bslz4/encode.hpp"
 #include "bslz4/error.hpp"
 #include "bslz4/synthetic_eiger.hpp"
 #include "command_line.hpp"
