@@ -1,5 +1,6 @@
 // decode: one warp per tile of a frame. A tile is one 8 kB LZ4 block (the frame's last tile is
-// the raw tail). The warp decodes the block into its 8 kB of shared memory (lz4_block.cuh),
+// the raw tail). The warp copies the block's sequences, which lz4_parse found and checked,
+// into its 8 kB of shared memory (lz4_block.cuh),
 // unshuffles it 32 elements a lane (bit_unshuffle.cuh), writes the pixels to the batch's dense
 // frames with 16-byte stores, and counts the pixels above the cut that the mask allows, so the
 // collect needs only one more pass. Shaped so: a block fits one warp's shared memory, blocks
@@ -10,10 +11,6 @@
 #include "pixel_cut.cuh"
 
 namespace bslz4_kernels {
-
-__device__ inline uint32_t load_be32_global(const uint8_t* p) {
-    return (uint32_t(__ldg(p)) << 24) | (uint32_t(__ldg(p + 1)) << 16) | (uint32_t(__ldg(p + 2)) << 8) | __ldg(p + 3);
-}
 
 // Pixels of a full block: 32 a lane a step. Returns this lane's count of listed pixels.
 template <class T>
@@ -49,9 +46,11 @@ __device__ unsigned unshuffle_full_block(const uint8_t* planes, unsigned n, T* o
 }
 
 template <class T>
-__device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t* block_offset, const uint64_t* tail_offset,
-                             uint32_t* status, uint32_t first_frame, const bslz4_abi::FrameGeometry& g,
-                             const uint8_t* __restrict__ mask, bslz4_abi::Cut cut, T* dense, uint32_t* tile_count) {
+__device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t* chunk_offset, const uint64_t* block_offset,
+                             const uint64_t* tail_offset, const uint64_t* seq_first, const uint2* sequences,
+                             const uint32_t* seq_count, const uint32_t* status, uint32_t span_first,
+                             uint32_t first_frame, const bslz4_abi::FrameGeometry& g, const uint8_t* __restrict__ mask, bslz4_abi::Cut cut,
+                             T* dense, uint32_t* tile_count) {
     using namespace bslz4_abi;
     using Bits = typename BitsOf<T>::type;
     extern __shared__ __align__(16) uint8_t shared[];
@@ -60,7 +59,7 @@ __device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t*
     if (tile >= g.n_tiles) return;
     const uint32_t local = blockIdx.y, f = first_frame + local;
     uint32_t* my_count = tile_count + uint64_t(f) * g.n_tiles + tile;
-    if (status[f] != kFrameOk && (status[f] & 0xFF) <= kLeftover) {  // the chunk's layout is bad
+    if (status[f] != kFrameOk) {  // the chunk's layout or one of its blocks is bad: refused
         if (lane == 0) *my_count = 0;
         return;
     }
@@ -70,17 +69,12 @@ __device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t*
     unsigned hits = 0;
     if (tile < g.n_blocks) {
         uint8_t* planes = shared + warp * kSharedPerWarp;
-        const uint8_t* src = chunks + block_offset[uint64_t(f) * g.n_blocks + tile];
-        const uint32_t len = load_be32_global(src);
+        const uint64_t at = uint64_t(f) * g.n_blocks + tile;
+        const uint64_t block = block_offset[at];
+        const uint2* seq = sequences + (seq_first[f] - seq_first[span_first]) +
+                           (block - chunk_offset[f]) / kInputBytesPerSequence;
         const unsigned n = tile + 1 == g.n_blocks ? g.last_block_elems : g.block_elems;
-        const unsigned fault = len > kMaxCompressedBlock ? kBlockTooLong : lz4_decode_warp(src + 4, len, planes, n * sizeof(T), lane);
-        if (fault) {
-            if (lane == 0) {
-                atomicMin(status + f, ((tile + 1) << 8) | fault);
-                *my_count = 0;
-            }
-            return;
-        }
+        lz4_copy_sequences(chunks + block + 4, seq, seq_count[at], planes, lane);
         if (n % 32 == 0) {
             hits = unshuffle_full_block<T>(planes, n, frame + first, mask + first, cut, lane);
         } else {
@@ -109,11 +103,15 @@ __device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t*
 
 #define BSLZ4_DECODE_ENTRY(T, name)                                                                           \
     extern "C" __global__ void __launch_bounds__(bslz4_abi::kWarpsPerCta * 32)                                \
-        bslz4_decode_##name(const uint8_t* chunks, const uint64_t* block_offset, const uint64_t* tail_offset, \
-                            uint32_t* status, uint32_t first_frame, bslz4_abi::FrameGeometry g,               \
-                            const uint8_t* mask, bslz4_abi::Cut cut, T* dense, uint32_t* tile_count) {        \
-        bslz4_kernels::decode_tiles<T>(chunks, block_offset, tail_offset, status, first_frame, g, mask, cut,  \
-                                       dense, tile_count);                                                    \
+        bslz4_decode_##name(const uint8_t* chunks, const uint64_t* chunk_offset, const uint64_t* block_offset,   \
+                            const uint64_t* tail_offset, const uint64_t* seq_first, const uint2* sequences,       \
+                            const uint32_t* seq_count, const uint32_t* status, uint32_t span_first,               \
+                            uint32_t first_frame,                                                                 \
+                            bslz4_abi::FrameGeometry g, const uint8_t* mask, bslz4_abi::Cut cut, T* dense,        \
+                            uint32_t* tile_count) {                                                               \
+        bslz4_kernels::decode_tiles<T>(chunks, chunk_offset, block_offset, tail_offset, seq_first, sequences,     \
+                                       seq_count, status, span_first, first_frame, g, mask, cut, dense,           \
+                                       tile_count);                                                               \
     }
 BSLZ4_DECODE_ENTRY(uint8_t, u8)
 BSLZ4_DECODE_ENTRY(uint16_t, u16)

@@ -16,6 +16,13 @@ constexpr unsigned kSharedPerWarp = kBlockBytes;  // 32 kB a block: no opt-in, s
 constexpr unsigned kDenseAlign = 256;
 constexpr unsigned kScanThreads = 1024;
 constexpr unsigned kUnblockThreads = 128;
+constexpr unsigned kParseThreads = 128;  // lz4_parse: one thread a block
+
+// Every LZ4 sequence but a block's last takes at least 3 input bytes (a token and a 2-byte
+// offset), so a chunk of L bytes holds at most L / 3 + 2 sequences over all its blocks. The
+// parse writes block b's sequences from slot (offset of b in its chunk) / 3 of its frame's
+// run, and a frame's run of slots is L / 3 + 2 long: the runs never overlap.
+constexpr unsigned kInputBytesPerSequence = 3;
 
 // A frame's status: kFrameOk, or (block + 1) << 8 | code for a block's fault, or code alone
 // for a fault of the chunk as a whole. Kernels keep the smallest (atomicMin), so the report

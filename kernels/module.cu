@@ -1,6 +1,7 @@
 // The one translation unit nvcc -fatbin compiles into bslz4_kernels.fatbin (a fatbin is one
 // module, and a module is one translation unit). Each kernel family lives in its own file.
 #include "unblock.cu"
+#include "lz4_parse.cu"
 #include "decode.cu"
 #include "collect.cu"
 #include "integrate.cu"

@@ -87,6 +87,9 @@ struct Slot {
     PinnedBuffer meta_host;  // chunk offsets and lengths, then the cpu-unblock offsets
     DeviceBuffer chunk_offset, chunk_length, block_offset, tail_offset, status, tile_count, tile_offset, npixels;
     DeviceBuffer frame_offset, dense, values, indices;
+    DeviceBuffer seq_first, seq_count, sequences;  // lz4_parse's sequences, for the span in hand
+    PinnedBuffer seq_first_host;
+    unsigned parse_span = 1;  // batches parsed by one lz4_parse launch
     PinnedBuffer status_host, npixels_host, offsets_host, lists_host;
     DeviceBuffer powder;        // group x bins sums (with a matrix)
     PinnedBuffer powder_host;
@@ -106,7 +109,7 @@ public:
     PrimaryContext ctx;
     DeviceInfo info;
     Module module;
-    CUfunction f_unblock, f_decode, f_scan, f_offsets, f_write;
+    CUfunction f_unblock, f_parse, f_decode, f_scan, f_offsets, f_write;
     abi::FrameGeometry geometry{};
     std::size_t cap;
     unsigned batch, group;
@@ -145,6 +148,7 @@ public:
         module = load_kernels(info.sm, info.name);
         const std::string tn = pixel_type_name(t);
         f_unblock = kernel(module, "bslz4_unblock");
+        f_parse = kernel(module, "bslz4_lz4_parse");
         f_decode = kernel(module, "bslz4_decode_" + tn);
         f_scan = kernel(module, "bslz4_scan_tiles");
         f_offsets = kernel(module, "bslz4_frame_offsets");
@@ -187,6 +191,9 @@ public:
             s.status = DeviceBuffer(group * 4, "frame status");
             s.tile_count = DeviceBuffer(std::size_t{group} * geometry.n_tiles * 4, "tile counts");
             s.tile_offset = DeviceBuffer(std::size_t{group} * geometry.n_tiles * 4, "tile offsets");
+            s.seq_first = DeviceBuffer((group + 1) * 8, "sequence slots");
+            s.seq_first_host = PinnedBuffer((group + 1) * 8, "sequence slots");
+            s.seq_count = DeviceBuffer(std::size_t{group} * geometry.n_blocks * 4, "sequence counts");
             s.npixels = DeviceBuffer(group * 8, "pixel counts");
             s.frame_offset = DeviceBuffer(group * 8, "list offsets");
             s.offsets_host = PinnedBuffer(group * 8, "list offsets");
@@ -286,16 +293,42 @@ public:
         s.chunks_dev = DeviceBuffer(grown, "chunks");
     }
 
+    // The chunks, their offsets and lengths, and where each frame's LZ4 sequences will go: a
+    // run of length / kInputBytesPerSequence + 2 slots a frame, the runs of a batch end to end
+    // (kernel_abi.h says why that is always room enough).
     void upload(Slot& s, const std::uint8_t* from, std::size_t bytes, std::size_t count) {
         if (s.chunks_dev.size() < bytes) {
             s.chunks_dev = DeviceBuffer();
             s.chunks_dev = DeviceBuffer(bytes, "chunks");
         }
-        const CUstream st = s.stream.get();
         const std::uint64_t* offs = s.meta();
+        const std::uint64_t* lens = offs + count;
+        auto* seq_first = reinterpret_cast<std::uint64_t*>(s.seq_first_host.data());
+        std::uint64_t slots = 0;
+        for (std::size_t k = 0; k < count; ++k) {
+            seq_first[k] = slots;
+            slots += lens[k] / abi::kInputBytesPerSequence + 2;
+        }
+        seq_first[count] = slots;
+        // One parse launch takes as many batches as the sequence budget holds: the parse is a
+        // chain of dependent loads, and only many blocks at once hide their latency.
+        std::size_t batch_bytes = 0;
+        for (std::size_t b0 = 0; b0 < count; b0 += batch)
+            batch_bytes = std::max<std::size_t>(batch_bytes, (seq_first[std::min(b0 + batch, count)] - seq_first[b0]) * 8);
+        const std::size_t batches = (count + batch - 1) / batch;
+        s.parse_span = static_cast<unsigned>(std::max<std::size_t>(1, std::min(batches, info.memory_bytes / 64 / batch_bytes)));
+        const std::size_t span_bytes = batch_bytes * s.parse_span;
+        if (s.sequences.size() < span_bytes) {
+            const std::size_t grown = std::max<std::size_t>(span_bytes, s.sequences.size() * 5 / 4);
+            s.sequences = DeviceBuffer();
+            s.sequences = DeviceBuffer(grown, "LZ4 sequences");
+        }
+        const CUstream st = s.stream.get();
         check(driver().cuMemcpyHtoDAsync(s.chunks_dev.get(), from, bytes, st), "cuMemcpyHtoDAsync(chunks)");
         check(driver().cuMemcpyHtoDAsync(s.chunk_offset.get(), offs, count * 8, st), "cuMemcpyHtoDAsync(offsets)");
-        check(driver().cuMemcpyHtoDAsync(s.chunk_length.get(), offs + count, count * 8, st), "cuMemcpyHtoDAsync(lengths)");
+        check(driver().cuMemcpyHtoDAsync(s.chunk_length.get(), lens, count * 8, st), "cuMemcpyHtoDAsync(lengths)");
+        check(driver().cuMemcpyHtoDAsync(s.seq_first.get(), seq_first, (count + 1) * 8, st),
+              "cuMemcpyHtoDAsync(sequence slots)");
     }
 
     template <class ChunkOf>
@@ -350,9 +383,19 @@ public:
         const unsigned tiles_x = (geometry.n_tiles + abi::kWarpsPerCta - 1) / abi::kWarpsPerCta;
         for (std::uint32_t b0 = 0; b0 < n; b0 += batch) {
             const std::uint32_t nb = std::min<std::uint32_t>(batch, n - b0);
+            const std::uint32_t span_first = b0 / (batch * s.parse_span) * (batch * s.parse_span);
+            if (b0 == span_first && geometry.n_blocks) {  // a frame of fewer than 8 pixels is all raw tail
+                const std::uint32_t span = std::min<std::uint32_t>(batch * s.parse_span, n - b0);
+                launch(f_parse, "bslz4_lz4_parse", {(geometry.n_blocks + abi::kParseThreads - 1) / abi::kParseThreads, span, abi::kParseThreads, 0},
+                       st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
+                       s.block_offset.as<const std::uint64_t>(), s.seq_first.as<const std::uint64_t>(),
+                       s.status.as<std::uint32_t>(), b0, geometry, s.sequences.as<void>(), s.seq_count.as<std::uint32_t>());
+            }
             launch(f_decode, "bslz4_decode", {tiles_x, nb, abi::kWarpsPerCta * 32, abi::kWarpsPerCta * abi::kSharedPerWarp},
-                   st, s.chunks_dev.as<const std::uint8_t>(), s.block_offset.as<const std::uint64_t>(),
-                   s.tail_offset.as<const std::uint64_t>(), s.status.as<std::uint32_t>(), b0, geometry,
+                   st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
+                   s.block_offset.as<const std::uint64_t>(), s.tail_offset.as<const std::uint64_t>(),
+                   s.seq_first.as<const std::uint64_t>(), s.sequences.as<const void>(),
+                   s.seq_count.as<const std::uint32_t>(), s.status.as<const std::uint32_t>(), span_first, b0, geometry,
                    mask->bytes.as<const std::uint8_t>(), c, s.dense.as<void>(), s.tile_count.as<std::uint32_t>());
             if (dense_out) {
                 const std::size_t frame_bytes = npix * bpp;
@@ -499,23 +542,29 @@ public:
         return {nframes, npix, npixels.data(), values.data(), reinterpret_cast<const std::uint32_t*>(indices.data()), type};
     }
 
-        // Kernel time alone, for the bench: the chunks (at most a group) are uploaded once, then
-        // unblocked, decoded, integrated and listed `repeats` times between two device events.
+    // Kernel time alone, for the bench: the chunks (at most a group) are uploaded once into
+    // each slot, then unblocked, decoded, integrated and listed `repeats` times, the slots'
+    // streams taking turns as they do in a long call, between two device events.
     double time_kernels(const std::vector<ByteView>& chunks, double cut_value, unsigned repeats) {
         if (chunks.empty() || chunks.size() > group)
             throw Error("time_on_device takes 1 to group() = " + std::to_string(group) + " chunks");
         ScopedContext scope(ctx);
-        Slot& slot = slots[0];
         const abi::Cut c = make_cut(type, cut_value);
         auto chunk_of = [&](std::size_t f) { return chunks[f]; };
         try {
-            pack(slot, 0, chunks.size(), chunk_of);
-            kernels(slot, 0, chunks.size(), c, true);  // warm-up, and a check that the chunks are good
-            check(driver().cuStreamSynchronize(slot.stream.get()), "cuStreamSynchronize");
-            Event start = make_event(true), stop = make_event(true);
-            check(driver().cuEventRecord(start.get(), slot.stream.get()), "cuEventRecord");
-            for (unsigned r = 0; r < repeats; ++r) kernels(slot, 0, chunks.size(), c, true);
-            check(driver().cuEventRecord(stop.get(), slot.stream.get()), "cuEventRecord");
+            for (Slot& s : slots) {
+                pack(s, 0, chunks.size(), chunk_of);
+                kernels(s, 0, chunks.size(), c, true);  // warm-up, and a check that the chunks are good
+            }
+            for (Slot& s : slots) check(driver().cuStreamSynchronize(s.stream.get()), "cuStreamSynchronize");
+            Event start = make_event(true), stop = make_event(true), other_done = make_event(false);
+            const CUstream first = slots[0].stream.get(), second = slots[1].stream.get();
+            check(driver().cuEventRecord(start.get(), first), "cuEventRecord");
+            check(driver().cuStreamWaitEvent(second, start.get(), 0), "cuStreamWaitEvent");
+            for (unsigned r = 0; r < repeats; ++r) kernels(slots[r % 2], 0, chunks.size(), c, true);
+            check(driver().cuEventRecord(other_done.get(), second), "cuEventRecord");
+            check(driver().cuStreamWaitEvent(first, other_done.get(), 0), "cuStreamWaitEvent");
+            check(driver().cuEventRecord(stop.get(), first), "cuEventRecord");
             check(driver().cuEventSynchronize(stop.get()), "cuEventSynchronize");
             float ms = 0;
             check(driver().cuEventElapsedTime(&ms, start.get(), stop.get()), "cuEventElapsedTime");

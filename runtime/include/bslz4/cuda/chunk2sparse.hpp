@@ -60,8 +60,9 @@ public:
     unsigned group() const;
     int device() const;
 
-    // Kernel-only throughput: the chunks are uploaded once, then decoded `repeats` times
-    // with no host transfer; returns the seconds the GPU took (device events). For the bench.
+    // Kernel-only throughput: the chunks are uploaded once, then decoded `repeats` times with
+    // no host transfer, on the two streams that take turns in multi; returns the seconds the
+    // GPU took (device events). For the bench.
     double time_on_device(const std::vector<ByteView>& chunks, double cut, unsigned repeats);
 
 private:

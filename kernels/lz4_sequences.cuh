@@ -1,0 +1,76 @@
+// An LZ4 block as a list of sequences, and the one thread that finds them. Parsing a block is
+// a serial chain (where a sequence starts depends on every length before it); when a whole
+// warp walked that chain together, each of its 32 lanes ran the same ~80 instructions per
+// sequence, most of the decode's time. So one thread parses one block, 32 blocks a warp at
+// once, and writes each sequence as an 8-byte descriptor; the decode warp (lz4_block.cuh)
+// then only copies. The parse checks every read against the input's end and every length
+// and offset against the output's, as lz4's LZ4_decompress_safe does, so the copies that
+// follow need no checks. An error is a return value, never a trap.
+#pragma once
+#include "kernel_abi.h"
+
+namespace bslz4_kernels {
+
+constexpr unsigned kRunMask = 15;   // a nibble of 15: more length bytes follow
+constexpr unsigned kMinMatch = 4;   // the format's shortest match
+
+// One sequence: x = where its literals start in the block's input (low 16 bits) and how
+// many there are (high 16); y = the match offset (low 16) and length (high 16), 0 for the
+// block's last sequence, which has literals only. Every field is at most 8240: 16 bits hold it.
+__device__ inline uint2 make_sequence(unsigned literal_at, unsigned literals, unsigned offset, unsigned match) {
+    return make_uint2(literal_at | (literals << 16), offset | (match << 16));
+}
+__device__ inline unsigned sequence_literal_at(uint2 s) { return s.x & 0xFFFFu; }
+__device__ inline unsigned sequence_literals(uint2 s) { return s.x >> 16; }
+__device__ inline unsigned sequence_offset(uint2 s) { return s.y & 0xFFFFu; }
+__device__ inline unsigned sequence_match(uint2 s) { return s.y >> 16; }
+
+// Adds LZ4's length-extension bytes (255 = continue) to len; false if the input ends first.
+__device__ inline bool lz4_extend(const uint8_t* __restrict__ in, unsigned in_len, unsigned& ip, unsigned& len) {
+    unsigned s;
+    do {
+        if (ip >= in_len) return false;
+        s = __ldg(in + ip++);
+        len += s;
+    } while (s == 255);
+    return true;
+}
+
+// Parses in[0, in_len), a block that must decode to exactly out_len bytes, into seq[0, *count).
+// seq has room for in_len / kInputBytesPerSequence + 1 sequences, as every sequence but the
+// last takes at least a token and a 2-byte offset. Returns 0 or a bslz4_abi::FaultCode.
+__device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ in, unsigned in_len, unsigned out_len,
+                                           uint2* __restrict__ seq, unsigned* count) {
+    using namespace bslz4_abi;
+    unsigned ip = 0, op = 0, n = 0;
+    for (;;) {
+        if (ip >= in_len) return kLz4Truncated;
+        const unsigned token = __ldg(in + ip++);
+        unsigned lit = token >> 4;
+        if (lit == kRunMask && !lz4_extend(in, in_len, ip, lit)) return kLz4Truncated;
+        if (lit > in_len - ip) return kLz4Truncated;
+        if (lit > out_len - op) return kLz4TooMany;
+        const unsigned literal_at = ip;
+        ip += lit;
+        op += lit;
+        if (ip == in_len) {  // the last sequence carries literals only
+            seq[n++] = make_sequence(literal_at, lit, 0, 0);
+            break;
+        }
+        if (in_len - ip < 2) return kLz4Truncated;
+        const unsigned offset = __ldg(in + ip) | (unsigned(__ldg(in + ip + 1)) << 8);
+        ip += 2;
+        if (offset == 0 || offset > op) return kLz4BadOffset;
+        unsigned match = token & kRunMask;
+        if (match == kRunMask && !lz4_extend(in, in_len, ip, match)) return kLz4Truncated;
+        match += kMinMatch;
+        if (match > out_len - op) return kLz4TooMany;
+        seq[n++] = make_sequence(literal_at, lit, offset, match);
+        op += match;
+    }
+    if (op != out_len) return kLz4TooFew;
+    *count = n;
+    return 0;
+}
+
+}  // namespace bslz4_kernels
