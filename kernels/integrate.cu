@@ -1,8 +1,9 @@
-// integrate: powder = matrix @ frame for a batch of dense frames. One thread block per bin
-// (CSR row): its threads take the bin's weights in a fixed stride, each keeping partial sums
-// for kFramesPerPass frames at once, so a weight is read once per pass rather than once per
-// frame; the partial sums are reduced in a fixed tree. No atomics: the result does not depend
-// on timing, and with integer (fixed-point) weights it is exact.
+// integrate: powder = matrix @ frame for a batch of frames. One thread block per bin (CSR
+// row): its threads take the bin's weights in a fixed stride, each keeping partial sums for
+// kFramesPerPass frames at once, so a weight is read once per pass rather than once per frame,
+// and a pixel's 16 values come in one contiguous load from the interleaved copy
+// (interleave.cu); the partial sums are reduced in a fixed tree. No atomics: the result does
+// not depend on timing, and with integer (fixed-point) weights it is exact.
 #include <type_traits>
 
 #include "kernel_abi.h"
@@ -10,10 +11,10 @@
 namespace bslz4_kernels {
 
 constexpr unsigned kIntegrateThreads = 128;
-constexpr unsigned kFramesPerPass = 16;
+using bslz4_abi::kFramesPerPass;
 
 template <class T, class A, class W>
-__device__ void integrate_bins(const T* dense, uint64_t dense_stride, uint32_t n_frames, const uint32_t* row_start,
+__device__ void integrate_bins(const T* interleaved, uint64_t pixels, uint32_t n_frames, const uint32_t* row_start,
                                const uint32_t* pixel, const W* weight, uint32_t bins, A* powder) {
     __shared__ A partial[kIntegrateThreads / 32][kFramesPerPass];  // 4 warps x 16 frames
     const uint32_t b = blockIdx.x;
@@ -23,12 +24,17 @@ __device__ void integrate_bins(const T* dense, uint64_t dense_stride, uint32_t n
         A acc[kFramesPerPass];
 #pragma unroll
         for (unsigned j = 0; j < kFramesPerPass; ++j) acc[j] = A(0);
+        const uint4* pass = reinterpret_cast<const uint4*>(interleaved + uint64_t(f0 / kFramesPerPass) * pixels * kFramesPerPass);
         for (uint32_t k = k0 + threadIdx.x; k < k1; k += kIntegrateThreads) {
             const uint32_t p = __ldg(pixel + k);
             const A w = A(__ldg(weight + k));
+            uint4 words[sizeof(T)];
 #pragma unroll
-            for (unsigned j = 0; j < kFramesPerPass; ++j)
-                if (f0 + j < n_frames) acc[j] += w * A(dense[uint64_t(f0 + j) * dense_stride + p]);
+            for (unsigned q = 0; q < sizeof(T); ++q) words[q] = __ldg(pass + uint64_t(p) * sizeof(T) + q);
+            T v[kFramesPerPass];
+            memcpy(v, words, sizeof(v));
+#pragma unroll
+            for (unsigned j = 0; j < kFramesPerPass; ++j) acc[j] += w * A(v[j]);
         }
 #pragma unroll
         for (unsigned j = 0; j < kFramesPerPass; ++j) {
@@ -51,9 +57,9 @@ __device__ void integrate_bins(const T* dense, uint64_t dense_stride, uint32_t n
 // matrix's int32 weights (integer pixels only).
 #define BSLZ4_INTEGRATE_ENTRY(T, name, A, acc, W)                                                                   \
     extern "C" __global__ void __launch_bounds__(bslz4_kernels::kIntegrateThreads) bslz4_integrate_##name##_##acc( \
-        const T* dense, uint64_t dense_stride, uint32_t n_frames, const uint32_t* row_start, const uint32_t* pixel,  \
+        const T* interleaved, uint64_t pixels, uint32_t n_frames, const uint32_t* row_start, const uint32_t* pixel, \
         const W* weight, uint32_t bins, A* powder) {                                                                \
-        bslz4_kernels::integrate_bins<T, A, W>(dense, dense_stride, n_frames, row_start, pixel, weight, bins,       \
+        bslz4_kernels::integrate_bins<T, A, W>(interleaved, pixels, n_frames, row_start, pixel, weight, bins,       \
                                                powder);                                                             \
     }
 #define BSLZ4_INTEGRATE_FLOAT(T, name)                       \

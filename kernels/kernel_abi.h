@@ -17,6 +17,10 @@ constexpr unsigned kDenseAlign = 256;
 constexpr unsigned kScanThreads = 1024;
 constexpr unsigned kUnblockThreads = 128;
 constexpr unsigned kParseThreads = 128;  // lz4_parse: one thread a block
+// integrate sums 16 frames a pass, from a copy of the batch with each pass's 16 frames side
+// by side (interleave.cu).
+constexpr unsigned kFramesPerPass = 16;
+constexpr unsigned kInterleaveThreads = 256;
 
 // Every LZ4 sequence but a block's last takes at least 3 input bytes (a token and a 2-byte
 // offset), so a chunk of L bytes holds at most L / 3 + 2 sequences over all its blocks. The

@@ -4,4 +4,5 @@
 #include "lz4_parse.cu"
 #include "decode.cu"
 #include "collect.cu"
+#include "interleave.cu"
 #include "integrate.cu"

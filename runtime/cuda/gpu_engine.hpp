@@ -92,6 +92,7 @@ struct Slot {
     unsigned parse_span = 1;  // batches parsed by one lz4_parse launch
     PinnedBuffer status_host, npixels_host, offsets_host, lists_host;
     DeviceBuffer powder;        // group x bins sums (with a matrix)
+    DeviceBuffer interleaved;   // the batch's frames 16 side by side, for integrate
     PinnedBuffer powder_host;
     bool pending = false;
     std::size_t first = 0, count = 0;
@@ -117,7 +118,7 @@ public:
     // With a matrix (Chunk2SparseCSC): the shared device matrix and the integrate kernel.
     std::shared_ptr<const DeviceMatrix> matrix;
     Accumulator acc = Accumulator::f64;
-    CUfunction f_integrate = nullptr;
+    CUfunction f_interleave = nullptr, f_integrate = nullptr;
     std::size_t bins = 0;
     double powder_scale = 1;
     bslz4::detail::HostBuffer powders;  // nframes x bins of the last call
@@ -213,11 +214,14 @@ public:
         acc = a;
         bins = m.bins;
         powder_scale = m.fixed_point() ? m.powder_scale : 1;
+        f_interleave = kernel(module, std::string("bslz4_interleave_") + pixel_type_name(type));
         f_integrate = kernel(module, std::string("bslz4_integrate_") + pixel_type_name(type) + "_" + accumulator_name(a));
         const std::size_t bytes = std::size_t{group} * bins * accumulator_size(acc);
+        const std::size_t passes = (batch + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
         for (Slot& s : slots) {
             s.powder = DeviceBuffer(bytes, "powders");
             s.powder_host = PinnedBuffer(bytes, "powders");
+            s.interleaved = DeviceBuffer(passes * abi::kFramesPerPass * npix * bpp, "interleaved frames");
         }
     }
 
@@ -405,11 +409,17 @@ public:
                                                      frame_bytes, st),
                           "cuMemcpyDtoDAsync(dense frame)");
             }
-            if (matrix)
-                launch(f_integrate, "bslz4_integrate", {static_cast<unsigned>(bins), 1, 128, 0}, st, s.dense.as<const void>(),
-                       geometry.dense_stride, nb, matrix->row_start.as<const std::uint32_t>(),
+            if (matrix) {
+                const std::uint32_t passes = (nb + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
+                launch(f_interleave, "bslz4_interleave",
+                       {static_cast<unsigned>((npix + abi::kInterleaveThreads - 1) / abi::kInterleaveThreads), passes,
+                        abi::kInterleaveThreads, 0},
+                       st, s.dense.as<const void>(), geometry.dense_stride, nb, std::uint64_t{npix}, s.interleaved.as<void>());
+                launch(f_integrate, "bslz4_integrate", {static_cast<unsigned>(bins), 1, 128, 0}, st, s.interleaved.as<const void>(),
+                       std::uint64_t{npix}, nb, matrix->row_start.as<const std::uint32_t>(),
                        matrix->pixel.as<const std::uint32_t>(), matrix->weight.as<const void>(),
                        static_cast<std::uint32_t>(bins), s.powder.as<std::uint8_t>() + std::size_t{b0} * bins * accumulator_size(acc));
+            }
             if (!want_lists) continue;
             launch(f_scan, "bslz4_scan_tiles", {nb, 1, abi::kScanThreads, 0}, st, s.tile_count.as<const std::uint32_t>(),
                    geometry.n_tiles, b0, s.tile_offset.as<std::uint32_t>(), s.npixels.as<std::uint64_t>());
