@@ -27,6 +27,9 @@ constexpr unsigned kInterleaveThreads = 256;
 // parse writes block b's sequences from slot (offset of b in its chunk) / 3 of its frame's
 // run, and a frame's run of slots is L / 3 + 2 long: the runs never overlap.
 constexpr unsigned kInputBytesPerSequence = 3;
+// The chunk buffer on the device has this many bytes to spare past its last chunk: the parse
+// reads its input in aligned 16-byte words.
+constexpr unsigned kChunkPadding = 16;
 
 // A frame's status: kFrameOk, or (block + 1) << 8 | code for a block's fault, or code alone
 // for a fault of the chunk as a whole. Kernels keep the smallest (atomicMin), so the report

@@ -25,12 +25,44 @@ __device__ inline unsigned sequence_literals(uint2 s) { return s.x >> 16; }
 __device__ inline unsigned sequence_offset(uint2 s) { return s.y & 0xFFFFu; }
 __device__ inline unsigned sequence_match(uint2 s) { return s.y >> 16; }
 
+// The input of one block as the parsing thread reads it: the aligned 16 bytes around the read
+// position stay in registers, so most token, length and offset bytes cost no load. Aligned
+// 16-byte loads may touch up to 15 bytes outside the block; the chunk buffer is allocated
+// with 16 bytes to spare, and only bytes inside the block are ever used.
+class BlockInput {
+public:
+    __device__ explicit BlockInput(const uint8_t* in) : in_(in) {}
+    __device__ unsigned operator[](unsigned i) {
+        const uintptr_t at = reinterpret_cast<uintptr_t>(in_ + i);
+        const uintptr_t line = at & ~uintptr_t(15);
+        if (line != line_) {
+            line_ = line;
+            w_ = __ldg(reinterpret_cast<const uint4*>(line));
+        }
+        const unsigned k = unsigned(at) & 15u;
+        const uint32_t word = k < 8 ? (k < 4 ? w_.x : w_.y) : (k < 12 ? w_.z : w_.w);
+        return (word >> (8 * (k & 3u))) & 0xFFu;
+    }
+
+private:
+    const uint8_t* in_;
+    uintptr_t line_ = 1;  // no aligned line starts here: the first read loads
+    uint4 w_ = make_uint4(0, 0, 0, 0);
+};
+
+// Asks L2 for the whole block before the dependent reads start: each of them then waits for
+// L2, not DRAM.
+__device__ inline void prefetch_block(const uint8_t* in, unsigned len) {
+    for (uintptr_t a = reinterpret_cast<uintptr_t>(in) & ~uintptr_t(127); a < reinterpret_cast<uintptr_t>(in + len); a += 128)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
+}
+
 // Adds LZ4's length-extension bytes (255 = continue) to len; false if the input ends first.
-__device__ inline bool lz4_extend(const uint8_t* __restrict__ in, unsigned in_len, unsigned& ip, unsigned& len) {
+__device__ inline bool lz4_extend(BlockInput& in, unsigned in_len, unsigned& ip, unsigned& len) {
     unsigned s;
     do {
         if (ip >= in_len) return false;
-        s = __ldg(in + ip++);
+        s = in[ip++];
         len += s;
     } while (s == 255);
     return true;
@@ -39,13 +71,15 @@ __device__ inline bool lz4_extend(const uint8_t* __restrict__ in, unsigned in_le
 // Parses in[0, in_len), a block that must decode to exactly out_len bytes, into seq[0, *count).
 // seq has room for in_len / kInputBytesPerSequence + 1 sequences, as every sequence but the
 // last takes at least a token and a 2-byte offset. Returns 0 or a bslz4_abi::FaultCode.
-__device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ in, unsigned in_len, unsigned out_len,
+__device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ block, unsigned in_len, unsigned out_len,
                                            uint2* __restrict__ seq, unsigned* count) {
     using namespace bslz4_abi;
+    prefetch_block(block, in_len);
+    BlockInput in(block);
     unsigned ip = 0, op = 0, n = 0;
     for (;;) {
         if (ip >= in_len) return kLz4Truncated;
-        const unsigned token = __ldg(in + ip++);
+        const unsigned token = in[ip++];
         unsigned lit = token >> 4;
         if (lit == kRunMask && !lz4_extend(in, in_len, ip, lit)) return kLz4Truncated;
         if (lit > in_len - ip) return kLz4Truncated;
@@ -58,7 +92,7 @@ __device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ in, unsig
             break;
         }
         if (in_len - ip < 2) return kLz4Truncated;
-        const unsigned offset = __ldg(in + ip) | (unsigned(__ldg(in + ip + 1)) << 8);
+        const unsigned offset = in[ip] | (in[ip + 1] << 8);
         ip += 2;
         if (offset == 0 || offset > op) return kLz4BadOffset;
         unsigned match = token & kRunMask;

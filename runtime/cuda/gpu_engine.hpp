@@ -288,22 +288,26 @@ public:
         return n;
     }
 
+    // Room for `total` packed bytes in the staging buffer and on the device. The device buffer
+    // may have grown alone (chunks in pinned memory are uploaded without staging): both are checked.
     void grow(Slot& s, std::size_t total) {
-        if (s.chunks_dev.size() >= total) return;
-        const std::size_t grown = std::max<std::size_t>(total, s.chunks_dev.size() * 5 / 4);
+        if (s.chunks_host.size() >= total && s.chunks_dev.size() >= total + abi::kChunkPadding) return;
+        const std::size_t grown = std::max<std::size_t>(total, s.chunks_host.size() * 5 / 4);
         s.chunks_host = PinnedBuffer();
-        s.chunks_dev = DeviceBuffer();
         s.chunks_host = PinnedBuffer(grown, "chunk staging");
-        s.chunks_dev = DeviceBuffer(grown, "chunks");
+        if (s.chunks_dev.size() < grown + abi::kChunkPadding) {
+            s.chunks_dev = DeviceBuffer();
+            s.chunks_dev = DeviceBuffer(grown + abi::kChunkPadding, "chunks");
+        }
     }
 
     // The chunks, their offsets and lengths, and where each frame's LZ4 sequences will go: a
     // run of length / kInputBytesPerSequence + 2 slots a frame, the runs of a batch end to end
     // (kernel_abi.h says why that is always room enough).
     void upload(Slot& s, const std::uint8_t* from, std::size_t bytes, std::size_t count) {
-        if (s.chunks_dev.size() < bytes) {
+        if (s.chunks_dev.size() < bytes + abi::kChunkPadding) {
             s.chunks_dev = DeviceBuffer();
-            s.chunks_dev = DeviceBuffer(bytes, "chunks");
+            s.chunks_dev = DeviceBuffer(bytes + abi::kChunkPadding, "chunks");
         }
         const std::uint64_t* offs = s.meta();
         const std::uint64_t* lens = offs + count;
