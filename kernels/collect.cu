@@ -1,12 +1,14 @@
 // collect: turns the decode kernel's per-tile counts into each frame's list, in ascending
 // pixel order and deterministic. scan: one thread block per frame does an exclusive scan of
 // its tiles' counts (a frame has at most a few thousand tiles). write: one warp per tile that
-// has hits re-reads its dense pixels (16 bytes a lane), ranks its hits with a warp scan, and
-// writes them at the tile's offset; a frame with more than `cap` pixels is left to the host.
+// has hits copies the pixels the decode kernel staged for it to the tile's offset; a tile that
+// was not staged (tile_staging.cuh) is listed from its dense pixels (16 bytes a lane), ranked
+// with a warp scan. A frame with more than `cap` pixels is left to the host.
 // The lists of a group are packed end to end (frame_offsets), so one copy brings them home.
 #include "bit_unshuffle.cuh"
 #include "kernel_abi.h"
 #include "pixel_cut.cuh"
+#include "tile_staging.cuh"
 
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kScanThreads)
 bslz4_scan_tiles(const uint32_t* tile_count, uint32_t n_tiles, uint32_t first_frame, uint32_t* tile_offset,
@@ -103,7 +105,8 @@ template <class T>
 __device__ void write_tiles(const T* dense, uint32_t first_frame, const bslz4_abi::FrameGeometry& g, const uint8_t* mask,
                             bslz4_abi::Cut cut, const uint32_t* tile_count, const uint32_t* tile_offset,
                             const uint64_t* npixels, const uint32_t* status, uint64_t cap,
-                            const uint64_t* frame_offset, T* values, uint32_t* indices) {
+                            const uint64_t* frame_offset, const T* stage_values, const uint32_t* stage_indices,
+                            T* values, uint32_t* indices) {
     using namespace bslz4_abi;
     constexpr unsigned kPerLane = 16 / sizeof(T);  // one 16-byte load a lane
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -119,6 +122,14 @@ __device__ void write_tiles(const T* dense, uint32_t first_frame, const bslz4_ab
     uint64_t at = tile_offset[t];
     T* out_v = values + frame_offset[f];
     uint32_t* out_i = indices + frame_offset[f];
+    if (tile_is_staged(g, tile, tile_count[t])) {
+        const uint64_t stage = tile_stage_at(g, local, tile);
+        for (unsigned k = lane; k < tile_count[t]; k += 32) {
+            out_v[at + k] = stage_values[stage + k];
+            out_i[at + k] = stage_indices[stage + k];
+        }
+        return;
+    }
     uint64_t base = first;
     for (; base + 32 * kPerLane <= end; base += 32 * kPerLane)
         list_run<T, kPerLane>(frame, mask, base, cut, at, out_v, out_i, lane);
@@ -147,9 +158,10 @@ __device__ void write_tiles(const T* dense, uint32_t first_frame, const bslz4_ab
         bslz4_write_##name(const T* dense, uint32_t first_frame, bslz4_abi::FrameGeometry g, const uint8_t* mask,   \
                            bslz4_abi::Cut cut, const uint32_t* tile_count, const uint32_t* tile_offset,             \
                            const uint64_t* npixels, const uint32_t* status, uint64_t cap,                           \
-                           const uint64_t* frame_offset, T* values, uint32_t* indices) {                            \
+                           const uint64_t* frame_offset, const T* stage_values, const uint32_t* stage_indices,      \
+                           T* values, uint32_t* indices) {                                                          \
         bslz4_kernels::write_tiles<T>(dense, first_frame, g, mask, cut, tile_count, tile_offset, npixels, status,  \
-                                      cap, frame_offset, values, indices);                                          \
+                                      cap, frame_offset, stage_values, stage_indices, values, indices);             \
     }
 BSLZ4_WRITE_ENTRY(uint8_t, u8)
 BSLZ4_WRITE_ENTRY(uint16_t, u16)

@@ -10,8 +10,11 @@ namespace bslz4_abi {
 constexpr unsigned kBlockBytes = 8192;
 // LZ4_compressBound(8192) = 8192 + 8192/255 + 16: no valid LZ4 block of 8 kB is longer.
 constexpr unsigned kMaxCompressedBlock = 8240;
-constexpr unsigned kWarpsPerCta = 4;    // decode and write kernels: 4 warps, one tile each
-constexpr unsigned kSharedPerWarp = kBlockBytes;  // 32 kB a block: no opt-in, sm_75 fits
+constexpr unsigned kWarpsPerCta = 4;    // write kernel: 4 warps, one tile each
+constexpr unsigned kSharedPerWarp = kBlockBytes;
+// decode kernel: one tile a warp, and as many warps a block (at most this) as fill the most
+// warps per multiprocessor, which its shared memory bounds; the host picks (gpu_engine.hpp).
+constexpr unsigned kMaxDecodeWarps = 8;
 // Dense frames on the device start every kDenseAlign bytes, so 16-byte stores stay aligned.
 constexpr unsigned kDenseAlign = 256;
 constexpr unsigned kScanThreads = 1024;
@@ -21,6 +24,9 @@ constexpr unsigned kParseThreads = 128;  // lz4_parse: one thread a block
 // by side (interleave.cu).
 constexpr unsigned kFramesPerPass = 16;
 constexpr unsigned kInterleaveThreads = 256;
+// The decode kernel lists up to this many pixels of a tile itself, into the tile's staging
+// slots (tile_staging.cuh); the write kernel then only copies them.
+constexpr unsigned kStagedPerTile = 64;
 
 // Every LZ4 sequence but a block's last takes at least 3 input bytes (a token and a 2-byte
 // offset), so a chunk of L bytes holds at most L / 3 + 2 sequences over all its blocks. The

@@ -116,6 +116,36 @@ TEST_CASE("frames above cap are listed on the host, counted, and still equal the
     CHECK(gpu.last_host() == 0);
 }
 
+TEST_CASE("a tile with more listed pixels than it stages is listed from the dense frame", "[gpu]") {
+    // 64 listed pixels in the first tile (all staged), 65 in the second (one too many), half of
+    // the third, one in the fourth: the frame stays under cap, so the device lists it.
+    const std::size_t ni = 64, nj = 512, n = ni * nj;
+    const std::vector<std::uint8_t> mask(n, 1);
+    for (PixelType t : kGpuTypes) {
+        INFO(pixel_type_name(t));
+        const std::size_t bpp = pixel_size(t), tile = 8192 / bpp;
+        std::vector<std::uint8_t> raw(n * bpp, 0);
+        auto hot = [&](std::size_t i) {
+            visit_pixel_type(t, [&](auto zero) {
+                const decltype(zero) v = 100;
+                std::memcpy(raw.data() + i * bpp, &v, bpp);
+            });
+        };
+        for (std::size_t k = 0; k < 64; ++k) hot(k * 61 % tile);
+        for (std::size_t k = 0; k < 65; ++k) hot(tile + k * 59 % tile);
+        for (std::size_t k = 0; k < tile / 2; ++k) hot(2 * tile + k);
+        hot(3 * tile + 5);
+        const std::vector<std::vector<std::uint8_t>> chunks = {encode_chunk(raw, bpp), encode_chunk(raw, bpp)};
+        const std::vector<ByteView> views(chunks.begin(), chunks.end());
+        bslz4::Chunk2Sparse cpu(mask, ni, nj, t);
+        cuda::Chunk2Sparse gpu(mask, ni, nj, t);
+        const SparseBatch want = cpu.multi(views, 50.0);
+        REQUIRE(want.frame(0).npixels == 64 + 65 + tile / 2 + 1);
+        require_same(gpu.multi(views, 50.0), want);
+        CHECK(gpu.last_host() == 0);
+    }
+}
+
 TEST_CASE("calls of 1 frame and of 300 frames, operator(), from_buffer and coo agree with the CPU", "[gpu]") {
     const Stack s = eiger_stack(200, 333, PixelType::f32, 300);
     bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
@@ -148,6 +178,8 @@ TEST_CASE("calls of 1 frame and of 300 frames, operator(), from_buffer and coo a
     const SparseBatch want = cpu.multi(s.views(), 4.0);
     require_same(gpu.from_buffer(pageable, offsets, lengths, 4.0), want);
     require_same(gpu.from_buffer(ByteView(pinned.data(), total), offsets, lengths, 4.0), want);
+    // After chunks uploaded straight from pinned memory, staged ones need their own room again.
+    require_same(gpu.from_buffer(pageable, offsets, lengths, 4.0), want);
 }
 
 TEST_CASE("two GPU objects alive at once work side by side", "[gpu]") {

@@ -42,6 +42,21 @@ DeviceInfo device_info(int ordinal) {
     info.l2_bytes = static_cast<std::size_t>(l2);
     info.multiprocessors = sms;
     detail::check(api.cuDeviceTotalMem(&info.memory_bytes, dev), "cuDeviceTotalMem");
+    auto attribute = [&](CUdevice_attribute a, const char* what) {
+        int v = 0;
+        detail::check(api.cuDeviceGetAttribute(&v, a, dev), what);
+        return v;
+    };
+    info.shared_per_multiprocessor = static_cast<std::size_t>(attribute(
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, "cuDeviceGetAttribute(shared memory per SM)"));
+    info.shared_per_block_optin = static_cast<std::size_t>(attribute(
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "cuDeviceGetAttribute(shared memory per block)"));
+    info.shared_reserved_per_block = static_cast<std::size_t>(attribute(
+        CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, "cuDeviceGetAttribute(reserved shared memory)"));
+    info.blocks_per_multiprocessor =
+        attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, "cuDeviceGetAttribute(blocks per SM)");
+    info.threads_per_multiprocessor =
+        attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, "cuDeviceGetAttribute(threads per SM)");
     info.driver_version = api.driver_version;
     return info;
 }

@@ -54,6 +54,24 @@ inline std::string fault_name(std::uint32_t code) {
     return "fault code " + std::to_string(code);
 }
 
+// Warps a decode block: each needs kSharedPerWarp bytes of shared memory, so the warps a
+// multiprocessor holds depend on how that memory divides into blocks (a block also costs the
+// reserved bytes). The most warps wins; among equals, the smaller block.
+inline unsigned decode_warps(const DeviceInfo& d) {
+    unsigned best = 1, most = 0;
+    for (unsigned w = 1; w <= abi::kMaxDecodeWarps; ++w) {
+        if (w * abi::kSharedPerWarp > d.shared_per_block_optin) break;
+        const std::size_t blocks = std::min<std::size_t>(
+            {d.shared_per_multiprocessor / (w * abi::kSharedPerWarp + d.shared_reserved_per_block),
+             static_cast<std::size_t>(d.blocks_per_multiprocessor), static_cast<std::size_t>(d.threads_per_multiprocessor) / (32 * w)});
+        if (blocks * w > most) {
+            most = static_cast<unsigned>(blocks * w);
+            best = w;
+        }
+    }
+    return best;
+}
+
 inline abi::Cut make_cut(PixelType type, double cut) {
     abi::Cut c{};
     c.cut = cut;
@@ -93,6 +111,7 @@ struct Slot {
     PinnedBuffer status_host, npixels_host, offsets_host, lists_host;
     DeviceBuffer powder;        // group x bins sums (with a matrix)
     DeviceBuffer interleaved;   // the batch's frames 16 side by side, for integrate
+    DeviceBuffer stage_values, stage_indices;  // pixels the decode kernel lists, per tile
     PinnedBuffer powder_host;
     bool pending = false;
     std::size_t first = 0, count = 0;
@@ -111,6 +130,7 @@ public:
     DeviceInfo info;
     Module module;
     CUfunction f_unblock, f_parse, f_decode, f_scan, f_offsets, f_write;
+    unsigned warps_per_decode = 1;
     abi::FrameGeometry geometry{};
     std::size_t cap;
     unsigned batch, group;
@@ -151,6 +171,10 @@ public:
         f_unblock = kernel(module, "bslz4_unblock");
         f_parse = kernel(module, "bslz4_lz4_parse");
         f_decode = kernel(module, "bslz4_decode_" + tn);
+        warps_per_decode = decode_warps(info);
+        check(driver().cuFuncSetAttribute(f_decode, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          static_cast<int>(warps_per_decode * abi::kSharedPerWarp)),
+              "cuFuncSetAttribute(bslz4_decode, shared memory)");
         f_scan = kernel(module, "bslz4_scan_tiles");
         f_offsets = kernel(module, "bslz4_frame_offsets");
         f_write = kernel(module, "bslz4_write_" + tn);
@@ -199,6 +223,9 @@ public:
             s.frame_offset = DeviceBuffer(group * 8, "list offsets");
             s.offsets_host = PinnedBuffer(group * 8, "list offsets");
             s.dense = DeviceBuffer(std::size_t{batch} * geometry.dense_stride * bpp, "dense frames");
+            const std::size_t staged = std::size_t{batch} * geometry.n_tiles * abi::kStagedPerTile;
+            s.stage_values = DeviceBuffer(staged * bpp, "staged values");
+            s.stage_indices = DeviceBuffer(staged * 4, "staged indices");
             s.values = DeviceBuffer(std::size_t{group} * cap * bpp, "listed values");
             s.indices = DeviceBuffer(std::size_t{group} * cap * 4, "listed indices");
             s.status_host = PinnedBuffer(group * 4, "frame status");
@@ -399,12 +426,15 @@ public:
                        s.block_offset.as<const std::uint64_t>(), s.seq_first.as<const std::uint64_t>(),
                        s.status.as<std::uint32_t>(), b0, geometry, s.sequences.as<void>(), s.seq_count.as<std::uint32_t>());
             }
-            launch(f_decode, "bslz4_decode", {tiles_x, nb, abi::kWarpsPerCta * 32, abi::kWarpsPerCta * abi::kSharedPerWarp},
+            launch(f_decode, "bslz4_decode",
+                   {(geometry.n_tiles + warps_per_decode - 1) / warps_per_decode, nb, warps_per_decode * 32,
+                    warps_per_decode * abi::kSharedPerWarp},
                    st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
                    s.block_offset.as<const std::uint64_t>(), s.tail_offset.as<const std::uint64_t>(),
                    s.seq_first.as<const std::uint64_t>(), s.sequences.as<const void>(),
                    s.seq_count.as<const std::uint32_t>(), s.status.as<const std::uint32_t>(), span_first, b0, geometry,
-                   mask->bytes.as<const std::uint8_t>(), c, s.dense.as<void>(), s.tile_count.as<std::uint32_t>());
+                   mask->bytes.as<const std::uint8_t>(), c, s.dense.as<void>(), int{matrix || dense_out},
+                   s.stage_values.as<void>(), s.stage_indices.as<std::uint32_t>(), s.tile_count.as<std::uint32_t>());
             if (dense_out) {
                 const std::size_t frame_bytes = npix * bpp;
                 for (std::uint32_t j = 0; j < nb; ++j)
@@ -433,7 +463,8 @@ public:
                    geometry, mask->bytes.as<const std::uint8_t>(), c, s.tile_count.as<const std::uint32_t>(),
                    s.tile_offset.as<const std::uint32_t>(),
                    s.npixels.as<const std::uint64_t>(), s.status.as<const std::uint32_t>(), std::uint64_t{cap},
-                   s.frame_offset.as<const std::uint64_t>(), s.values.as<void>(), s.indices.as<std::uint32_t>());
+                   s.frame_offset.as<const std::uint64_t>(), s.stage_values.as<const void>(),
+                   s.stage_indices.as<const std::uint32_t>(), s.values.as<void>(), s.indices.as<std::uint32_t>());
         }
     }
 

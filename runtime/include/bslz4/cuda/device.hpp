@@ -20,6 +20,12 @@ struct DeviceInfo {
     std::size_t l2_bytes = 0;
     std::size_t memory_bytes = 0;
     int driver_version = 0;       // 13000 = CUDA 13.0
+    // What bounds how many thread blocks of a kernel one multiprocessor holds.
+    std::size_t shared_per_multiprocessor = 0;
+    std::size_t shared_per_block_optin = 0;   // the most one block may ask for
+    std::size_t shared_reserved_per_block = 0;
+    int blocks_per_multiprocessor = 0;
+    int threads_per_multiprocessor = 0;
 };
 // Throws bslz4::Error when the device does not exist or there is no driver.
 DeviceInfo device_info(int ordinal);
