@@ -57,15 +57,34 @@ __device__ inline void prefetch_block(const uint8_t* in, unsigned len) {
         asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
 }
 
-// Adds LZ4's length-extension bytes (255 = continue) to len; false if the input ends first.
-__device__ inline bool lz4_extend(BlockInput& in, unsigned in_len, unsigned& ip, unsigned& len) {
-    unsigned s;
-    do {
+// The 4 bytes at p, little-endian, from the two aligned words around them: they may reach 7
+// bytes past p, inside the chunk buffer's spare bytes.
+__device__ inline uint32_t load4(const uint8_t* p) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const uint32_t* w = reinterpret_cast<const uint32_t*>(a & ~uintptr_t(3));
+    return __funnelshift_r(__ldg(w), __ldg(w + 1), 8 * unsigned(a & 3u));
+}
+
+// Adds LZ4's length-extension bytes (255 = continue, the first other byte ends) to len; false
+// if the input ends first. Four bytes are looked at a time: a match over several zero
+// bit-planes has a run of 255s, and a thread walking it byte by byte held its warp back.
+__device__ inline bool lz4_extend(const uint8_t* __restrict__ in, unsigned in_len, unsigned& ip, unsigned& len) {
+    for (;;) {
         if (ip >= in_len) return false;
-        s = in[ip++];
-        len += s;
-    } while (s == 255);
-    return true;
+        const uint32_t w = load4(in + ip);
+        const unsigned avail = min(4u, in_len - ip);
+        const uint32_t not_255 = ~__vcmpeq4(w, 0xFFFFFFFFu);  // 0xFF in each byte that is not 255
+        const unsigned run = not_255 ? unsigned(__ffs(int(not_255)) - 1) / 8 : 4;  // leading 255s
+        if (run >= avail) {  // every byte left in view is 255
+            if (avail < 4) return false;
+            len += 4 * 255;
+            ip += 4;
+            continue;
+        }
+        len += 255 * run + ((w >> (8 * run)) & 0xFFu);
+        ip += run + 1;
+        return true;
+    }
 }
 
 // Parses in[0, in_len), a block that must decode to exactly out_len bytes, into seq[0, *count).
@@ -81,7 +100,7 @@ __device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ block, un
         if (ip >= in_len) return kLz4Truncated;
         const unsigned token = in[ip++];
         unsigned lit = token >> 4;
-        if (lit == kRunMask && !lz4_extend(in, in_len, ip, lit)) return kLz4Truncated;
+        if (lit == kRunMask && !lz4_extend(block, in_len, ip, lit)) return kLz4Truncated;
         if (lit > in_len - ip) return kLz4Truncated;
         if (lit > out_len - op) return kLz4TooMany;
         const unsigned literal_at = ip;
@@ -96,7 +115,7 @@ __device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ block, un
         ip += 2;
         if (offset == 0 || offset > op) return kLz4BadOffset;
         unsigned match = token & kRunMask;
-        if (match == kRunMask && !lz4_extend(in, in_len, ip, match)) return kLz4Truncated;
+        if (match == kRunMask && !lz4_extend(block, in_len, ip, match)) return kLz4Truncated;
         match += kMinMatch;
         if (match > out_len - op) return kLz4TooMany;
         seq[n++] = make_sequence(literal_at, lit, offset, match);
