@@ -192,6 +192,35 @@ TEST_CASE("two GPU objects alive at once work side by side", "[gpu]") {
     }
 }
 
+TEST_CASE("objects on two GPUs work side by side, each on its own device", "[gpu][devices]") {
+    if (cuda::device_count() < 2) {
+        WARN("only " << cuda::device_count() << " GPU here: objects on two devices are not tested");
+        return;
+    }
+    const std::size_t ni = 60, nj = 70, n = ni * nj;
+    const Stack s = eiger_stack(ni, nj, PixelType::u16, 30);
+    const IntegrationMatrix x = fixed_point_matrix(normalise_matrix(test::random_csr(17, n, 2.0, 8).input()));
+    bslz4::Chunk2SparseCSC cpu(s.mask, ni, nj, s.type, x, Accumulator::i64);
+    const IntegratedBatch want = cpu.multi(s.views(), 2.0);
+    const cuda::Chunk2SparseOptions on0{0, 0, cuda::Unblock::gpu, 0, Codec::lz4}, on1{0, 0, cuda::Unblock::gpu, 1, Codec::lz4};
+    cuda::Chunk2SparseCSC g0(s.mask, ni, nj, s.type, x, Accumulator::i64, on0);
+    cuda::Chunk2SparseCSC g1(s.mask, ni, nj, s.type, x, Accumulator::i64, on1);
+    cuda::Chunk2Sparse p1(s.mask, ni, nj, s.type, on1);
+    for (int round = 0; round < 2; ++round) {
+        const IntegratedBatch a = g0.multi(s.views(), 2.0);
+        require_same(a.sparse, want.sparse);
+        REQUIRE(std::memcmp(a.powder.data, want.powder.data, 30 * 17 * 8) == 0);
+        const IntegratedBatch b = g1.multi(s.views(), 2.0);
+        require_same(b.sparse, want.sparse);
+        REQUIRE(std::memcmp(b.powder.data, want.powder.data, 30 * 17 * 8) == 0);
+        require_same(p1.multi(s.views(), 2.0), want.sparse);
+    }
+    const cuda::DeviceArray on_1 = g1.integrate(s.views());
+    CHECK(on_1.device() == 1);
+    const auto host = on_1.to_host();
+    CHECK(std::memcmp(host.data(), want.powder.data, 30 * 17 * 8) == 0);
+}
+
 TEST_CASE("moved GPU objects and pinned memory keep working", "[gpu]") {
     const Stack s = eiger_stack(96, 160, PixelType::u16, 6);
     bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
