@@ -8,8 +8,8 @@
 
 // chunks: the group's chunks packed; chunk_offset: each frame's; block_offset: from unblock;
 // seq_first[f]: where frame f's run of sequence slots starts, counted from the group's first
-// frame (the batch's own runs start at seq_first[first_frame]). Writes sequences and
-// seq_count[f * n_blocks + b].
+// frame; this launch's frames start at first_frame, and their runs at seq_first[first_frame].
+// Writes sequences and seq_count[f * n_blocks + b].
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kParseThreads)
 bslz4_lz4_parse(const uint8_t* chunks, const uint64_t* chunk_offset, const uint64_t* block_offset,
                 const uint64_t* seq_first, uint32_t* status, uint32_t first_frame, bslz4_abi::FrameGeometry g,

@@ -329,8 +329,8 @@ public:
     }
 
     // The chunks, their offsets and lengths, and where each frame's LZ4 sequences will go: a
-    // run of length / kInputBytesPerSequence + 2 slots a frame, the runs of a batch end to end
-    // (kernel_abi.h says why that is always room enough).
+    // run of length / kInputBytesPerSequence + 2 slots a frame, the runs of one parse launch end
+    // to end (kernel_abi.h says why that is always room enough).
     void upload(Slot& s, const std::uint8_t* from, std::size_t bytes, std::size_t count) {
         if (s.chunks_dev.size() < bytes + abi::kChunkPadding) {
             s.chunks_dev = DeviceBuffer();
@@ -345,8 +345,9 @@ public:
             slots += lens[k] / abi::kInputBytesPerSequence + 2;
         }
         seq_first[count] = slots;
-        // One parse launch takes as many batches as the sequence budget holds: the parse is a
-        // chain of dependent loads, and only many blocks at once hide their latency.
+        // One parse launch takes as many batches as the sequence budget (1/64 of the device's
+        // memory) holds: its threads are few a frame and mostly wait on loads, so a launch
+        // parses many frames, while the other stream's decode fills the multiprocessors.
         std::size_t batch_bytes = 0;
         for (std::size_t b0 = 0; b0 < count; b0 += batch)
             batch_bytes = std::max<std::size_t>(batch_bytes, (seq_first[std::min(b0 + batch, count)] - seq_first[b0]) * 8);
