@@ -2,7 +2,9 @@
 // tokens (lz4_sequences.cuh), checks them, and writes the block's sequence descriptors and
 // their count for the decode kernel; a bad block sets its frame's status. Shaped so: the
 // parse is a serial chain of a few byte loads per sequence, which one thread runs as fast as
-// a warp would, while 32 threads a warp run 32 blocks' chains side by side.
+// a warp would, while 32 threads a warp run 32 blocks' chains side by side. Each thread reads
+// its block through a window of it in shared memory, so most reads in the chain wait for
+// shared memory, not for L2.
 #include "kernel_abi.h"
 #include "lz4_sequences.cuh"
 
@@ -15,6 +17,7 @@ bslz4_lz4_parse(const uint8_t* chunks, const uint64_t* chunk_offset, const uint6
                 const uint64_t* seq_first, uint32_t* status, uint32_t first_frame, bslz4_abi::FrameGeometry g,
                 uint2* sequences, uint32_t* seq_count) {
     using namespace bslz4_abi;
+    __shared__ uint4 windows[kParseThreads][bslz4_kernels::kWindowLines];
     const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= g.n_blocks) return;
     const uint32_t f = first_frame + blockIdx.y;
@@ -31,7 +34,7 @@ bslz4_lz4_parse(const uint8_t* chunks, const uint64_t* chunk_offset, const uint6
                  (block_offset[at] - chunk_offset[f]) / kInputBytesPerSequence;
     unsigned count = 0;
     const unsigned fault =
-        len > kMaxCompressedBlock ? kBlockTooLong : bslz4_kernels::lz4_parse_block(src + 4, len, out_len, seq, &count);
+        len > kMaxCompressedBlock ? kBlockTooLong : bslz4_kernels::lz4_parse_block(src + 4, len, out_len, windows[threadIdx.x], seq, &count);
     if (fault) {
         atomicMin(status + f, ((b + 1) << 8) | fault);
         return;

@@ -25,53 +25,73 @@ __device__ inline unsigned sequence_literals(uint2 s) { return s.x >> 16; }
 __device__ inline unsigned sequence_offset(uint2 s) { return s.y & 0xFFFFu; }
 __device__ inline unsigned sequence_match(uint2 s) { return s.y >> 16; }
 
-// The input of one block as the parsing thread reads it: the aligned 16 bytes around the read
-// position stay in registers, so most token, length and offset bytes cost no load. Aligned
-// 16-byte loads may touch up to 15 bytes outside the block; the chunk buffer is allocated
-// with 16 bytes to spare, and only bytes inside the block are ever used.
+// A parsing thread's view of its block's input: a window of kWindowLines aligned 16-byte lines
+// in the thread's own slice of shared memory. A read outside the window refills all of it at
+// once, its loads in flight together: the parse is a chain of dependent reads, and one L2 round
+// trip per window (about 10 sequences) costs far less than one per line. A line may reach up to
+// 15 bytes past the block's end; only lines that start inside the block are loaded, and the
+// chunk buffer keeps kChunkPadding spare bytes, so no load leaves it. Bytes past the block's
+// end are never used.
+constexpr unsigned kWindowLines = 8;
+
 class BlockInput {
 public:
-    __device__ explicit BlockInput(const uint8_t* in) : in_(in) {}
-    __device__ unsigned operator[](unsigned i) {
-        const uintptr_t at = reinterpret_cast<uintptr_t>(in_ + i);
-        const uintptr_t line = at & ~uintptr_t(15);
-        if (line != line_) {
-            line_ = line;
-            w_ = __ldg(reinterpret_cast<const uint4*>(line));
-        }
-        const unsigned k = unsigned(at) & 15u;
-        const uint32_t word = k < 8 ? (k < 4 ? w_.x : w_.y) : (k < 12 ? w_.z : w_.w);
-        return (word >> (8 * (k & 3u))) & 0xFFu;
+    __device__ BlockInput(const uint8_t* in, unsigned in_len, uint4* window)
+        : in_(in), end_(reinterpret_cast<uintptr_t>(in) + in_len), window_(window) {}
+
+    // Byte i of the block (i < in_len).
+    __device__ unsigned byte(unsigned i) {
+        const unsigned at = seek(i, 1);
+        return reinterpret_cast<const uint8_t*>(window_)[at];
+    }
+
+    // Bytes i .. i + 3 of the block, little-endian (those past its end are not the block's).
+    __device__ uint32_t word(unsigned i) {
+        const unsigned at = seek(i, 8);
+        const uint32_t* w = reinterpret_cast<const uint32_t*>(window_) + at / 4;
+        return __funnelshift_r(w[0], w[1], 8 * (at & 3u));
     }
 
 private:
+    // Where byte i is in the window, after a refill if the `need` bytes from i's aligned word
+    // are not all in it.
+    __device__ unsigned seek(unsigned i, unsigned need) {
+        const uintptr_t a = reinterpret_cast<uintptr_t>(in_ + i);
+        if (a < line0_ || (a & ~uintptr_t(3)) + need > line0_ + 16 * kWindowLines) refill(a & ~uintptr_t(15));
+        return unsigned(a - line0_);
+    }
+
+    __device__ void refill(uintptr_t line0) {
+        line0_ = line0;
+        uint4 v[kWindowLines];
+#pragma unroll
+        for (unsigned k = 0; k < kWindowLines; ++k)
+            if (line0 + 16 * k < end_) v[k] = __ldg(reinterpret_cast<const uint4*>(line0 + 16 * k));
+#pragma unroll
+        for (unsigned k = 0; k < kWindowLines; ++k)
+            if (line0 + 16 * k < end_) window_[k] = v[k];
+    }
+
     const uint8_t* in_;
-    uintptr_t line_ = 1;  // no aligned line starts here: the first read loads
-    uint4 w_ = make_uint4(0, 0, 0, 0);
+    uintptr_t end_;
+    uint4* window_;
+    uintptr_t line0_ = ~uintptr_t(0) - 16 * kWindowLines;  // empty: the first read refills
 };
 
-// Asks L2 for the whole block before the dependent reads start: each of them then waits for
-// L2, not DRAM.
+// Asks L2 for the whole block before the dependent reads start: each window refill then
+// waits for L2, not DRAM.
 __device__ inline void prefetch_block(const uint8_t* in, unsigned len) {
     for (uintptr_t a = reinterpret_cast<uintptr_t>(in) & ~uintptr_t(127); a < reinterpret_cast<uintptr_t>(in + len); a += 128)
         asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
 }
 
-// The 4 bytes at p, little-endian, from the two aligned words around them: they may reach 7
-// bytes past p, inside the chunk buffer's spare bytes.
-__device__ inline uint32_t load4(const uint8_t* p) {
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    const uint32_t* w = reinterpret_cast<const uint32_t*>(a & ~uintptr_t(3));
-    return __funnelshift_r(__ldg(w), __ldg(w + 1), 8 * unsigned(a & 3u));
-}
-
 // Adds LZ4's length-extension bytes (255 = continue, the first other byte ends) to len; false
 // if the input ends first. Four bytes are looked at a time: a match over several zero
 // bit-planes has a run of 255s, and a thread walking it byte by byte held its warp back.
-__device__ inline bool lz4_extend(const uint8_t* __restrict__ in, unsigned in_len, unsigned& ip, unsigned& len) {
+__device__ inline bool lz4_extend(BlockInput& in, unsigned in_len, unsigned& ip, unsigned& len) {
     for (;;) {
         if (ip >= in_len) return false;
-        const uint32_t w = load4(in + ip);
+        const uint32_t w = in.word(ip);
         const unsigned avail = min(4u, in_len - ip);
         const uint32_t not_255 = ~__vcmpeq4(w, 0xFFFFFFFFu);  // 0xFF in each byte that is not 255
         const unsigned run = not_255 ? unsigned(__ffs(int(not_255)) - 1) / 8 : 4;  // leading 255s
@@ -90,17 +110,18 @@ __device__ inline bool lz4_extend(const uint8_t* __restrict__ in, unsigned in_le
 // Parses in[0, in_len), a block that must decode to exactly out_len bytes, into seq[0, *count).
 // seq has room for in_len / kInputBytesPerSequence + 1 sequences, as every sequence but the
 // last takes at least a token and a 2-byte offset. Returns 0 or a bslz4_abi::FaultCode.
+// window: the thread's kWindowLines lines of shared memory (BlockInput).
 __device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ block, unsigned in_len, unsigned out_len,
-                                           uint2* __restrict__ seq, unsigned* count) {
+                                           uint4* window, uint2* __restrict__ seq, unsigned* count) {
     using namespace bslz4_abi;
     prefetch_block(block, in_len);
-    BlockInput in(block);
+    BlockInput in(block, in_len, window);
     unsigned ip = 0, op = 0, n = 0;
     for (;;) {
         if (ip >= in_len) return kLz4Truncated;
-        const unsigned token = in[ip++];
+        const unsigned token = in.byte(ip++);
         unsigned lit = token >> 4;
-        if (lit == kRunMask && !lz4_extend(block, in_len, ip, lit)) return kLz4Truncated;
+        if (lit == kRunMask && !lz4_extend(in, in_len, ip, lit)) return kLz4Truncated;
         if (lit > in_len - ip) return kLz4Truncated;
         if (lit > out_len - op) return kLz4TooMany;
         const unsigned literal_at = ip;
@@ -111,11 +132,11 @@ __device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ block, un
             break;
         }
         if (in_len - ip < 2) return kLz4Truncated;
-        const unsigned offset = in[ip] | (in[ip + 1] << 8);
+        const unsigned offset = in.word(ip) & 0xFFFFu;
         ip += 2;
         if (offset == 0 || offset > op) return kLz4BadOffset;
         unsigned match = token & kRunMask;
-        if (match == kRunMask && !lz4_extend(block, in_len, ip, match)) return kLz4Truncated;
+        if (match == kRunMask && !lz4_extend(in, in_len, ip, match)) return kLz4Truncated;
         match += kMinMatch;
         if (match > out_len - op) return kLz4TooMany;
         seq[n++] = make_sequence(literal_at, lit, offset, match);
