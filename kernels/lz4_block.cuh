@@ -13,12 +13,23 @@ namespace bslz4_kernels {
 // A lane copies a literal run this short by itself, unrolled, all its loads in flight at once.
 constexpr unsigned kLaneLiterals = 16;
 
-// lane mod d for lane <= 32 and 0 < d < 32, without an integer division: (lane + 0.5) / d is
-// at least 1/62 away from an integer, far more than the float rounding error.
-__device__ inline unsigned lane_mod(unsigned lane, unsigned d) {
-    const unsigned q = __float2uint_rz((float(lane) + 0.5f) * __frcp_rn(float(d)));
-    return lane - q * d;
+// Shared memory by its 32-bit address: the match loop's loads and stores, without the generic
+// pointer's conversion the compiler otherwise redoes on every match.
+__device__ inline uint32_t shared_address(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+__device__ inline unsigned load_shared_u8(uint32_t a) {
+    unsigned v;
+    asm volatile("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+    return v;
 }
+__device__ inline void store_shared_u8(uint32_t a, unsigned v) {
+    asm volatile("st.shared.u8 [%0], %1;" ::"r"(a), "r"(v) : "memory");
+}
+
+// k mod d for k <= 63 and 0 < d < 32 is k - d * ((k * m) >> 11) with m = ceil(2048 / d): the
+// error k * (m - 2048/d) / 2048 < 1/32 never carries past the next multiple of d. With m = 0
+// (for d >= 32) the same formula gives k, which is k mod d for k < 32.
+__device__ inline unsigned mod_magic(unsigned d) { return d - 1 < 31u ? (2047u + d) / d : 0u; }
+__device__ inline unsigned mod_by_magic(unsigned k, unsigned d, unsigned m) { return k - d * ((k * m) >> 11); }
 
 // Copies n input bytes to out, the whole warp together, with four loads in flight per lane.
 __device__ inline void copy_literals(const uint8_t* __restrict__ in, uint8_t* out, unsigned n, unsigned lane) {
@@ -57,47 +68,26 @@ __device__ inline void copy_match_words(uint8_t* out, unsigned op, unsigned offs
     if (lane < tail) out[op + 4 * words + lane] = out[from + 4 * words + lane];
 }
 
-// out[op, op + n) = the LZ4 match `offset` bytes back, the whole warp together. Byte k repeats
-// byte (k mod offset) of the source, so a short offset becomes a pattern every lane can write
-// at once.
-__device__ inline void copy_match(uint8_t* out, unsigned op, unsigned offset, unsigned n, unsigned lane) {
-    const unsigned from = op - offset;
-    if (n <= 32) {  // short matches are the common case: one step (the branches are warp-uniform)
-        if (lane < n) out[op + lane] = out[from + (offset >= n ? lane : lane_mod(lane, offset))];
-        return;
-    }
-    if (offset >= kWordCopyOffset) {
-        copy_match_words(out, op, offset, n, lane);
-    } else if (offset >= n) {
-        for (unsigned k = lane; k < n; k += 32) out[op + k] = out[from + k];
-    } else if (offset == 1) {  // a run of one byte (the zero bit-planes)
-        const uint8_t b = out[from];
-        for (unsigned k = lane; k < n; k += 32) out[op + k] = b;
-    } else if (offset < 32) {
-        unsigned idx = lane_mod(lane, offset);
-        unsigned step = lane_mod(31, offset) + 1;  // 32 mod offset
-        if (step == offset) step = 0;
-        for (unsigned k = lane; k < n; k += 32) {
-            out[op + k] = out[from + idx];
-            idx += step;
-            if (idx >= offset) idx -= offset;
-        }
-    } else {  // 32 <= offset < n: a round of 32 reads bytes written offset/32 rounds before
-        const unsigned rounds_apart = offset / 32;
-        unsigned k0 = 0;
-        while (k0 < n) {
-            for (unsigned r = 0; r < rounds_apart && k0 < n; ++r, k0 += 32) {
-                const unsigned k = k0 + lane;
-                if (k < n) out[op + k] = out[from + k];
-            }
-            __syncwarp();
-        }
+// out[dst, dst + n) = the LZ4 match from src = dst - offset, n > 32, the whole warp together.
+// Byte k repeats byte (k mod offset) of the source, all of it written before the match, so
+// the rounds need no ordering among themselves.
+__device__ inline void copy_match_bytes(uint32_t base, unsigned dst, unsigned src, unsigned n, unsigned magic,
+                                        unsigned lane) {
+    const unsigned offset = dst - src;
+    unsigned idx = mod_by_magic(lane, offset, magic);
+    const unsigned step = mod_by_magic(32, offset, magic);  // 32 mod offset, or 32
+#pragma unroll 2
+    for (unsigned k = lane; k < n; k += 32) {
+        store_shared_u8(base + dst + k, load_shared_u8(base + src + idx));
+        idx += step;
+        if (idx >= offset) idx -= offset;
     }
 }
 
 // Writes the block whose input is `in` and whose `count` sequences are seq into out.
 __device__ inline void lz4_copy_sequences(const uint8_t* __restrict__ in, const uint2* __restrict__ seq,
                                           unsigned count, uint8_t* out, unsigned lane) {
+    const uint32_t base = shared_address(out);
     unsigned op = 0;
     for (unsigned r = 0; r < count; r += 32) {
         const uint2 mine = r + lane < count ? seq[r + lane] : make_uint2(0, 0);
@@ -121,15 +111,26 @@ __device__ inline void lz4_copy_sequences(const uint8_t* __restrict__ in, const 
                           out + __shfl_sync(0xFFFFFFFFu, start, j), __shfl_sync(0xFFFFFFFFu, literals, j), lane);
         }
         __syncwarp();  // a match may copy any literal of this round
-        const unsigned match_at = start + literals;
+        // Each lane readies its own match for the loop below: where it goes and comes from,
+        // packed two 16-bit fields a word (the block is 8 kB), and its length with mod_magic.
+        const unsigned dst = start + literals, offset = sequence_offset(mine);
+        const unsigned where = dst | ((dst - offset) << 16);
+        const unsigned what = sequence_match(mine) | (mod_magic(offset) << 16);
         const unsigned here = min(32u, count - r);
-        for (unsigned j = 0; j < here; ++j) {
-            const uint2 q = make_uint2(0, __shfl_sync(0xFFFFFFFFu, mine.y, j));
-            const unsigned at = __shfl_sync(0xFFFFFFFFu, match_at, j);
-            if (const unsigned match = sequence_match(q)) {
-                copy_match(out, at, sequence_offset(q), match, lane);
-                __syncwarp();  // the next match may copy this one
+        const unsigned matches = r + 32 >= count ? here - 1 : 32;  // the block's last sequence has none
+        for (unsigned j = 0; j < matches; ++j) {
+            const unsigned w = __shfl_sync(0xFFFFFFFFu, where, j), x = __shfl_sync(0xFFFFFFFFu, what, j);
+            const unsigned to = w & 0xFFFFu, from = w >> 16, n = x & 0xFFFFu, magic = x >> 16;
+            if (n <= 32) {  // most matches: one step, every lane one byte (the branch is warp-uniform)
+                const unsigned k = lane < n ? mod_by_magic(lane, to - from, magic) : 0;
+                const unsigned v = load_shared_u8(base + from + k);
+                if (lane < n) store_shared_u8(base + to + lane, v);
+            } else if (to - from >= kWordCopyOffset) {
+                copy_match_words(out, to, to - from, n, lane);
+            } else {
+                copy_match_bytes(base, to, from, n, magic, lane);
             }
+            __syncwarp();  // the next match may copy this one
         }
         op += __shfl_sync(0xFFFFFFFFu, end, 31);
     }
