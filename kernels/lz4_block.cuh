@@ -15,7 +15,13 @@ constexpr unsigned kLaneLiterals = 16;
 
 // Shared memory by its 32-bit address: the match loop's loads and stores, without the generic
 // pointer's conversion the compiler otherwise redoes on every match.
-__device__ inline uint32_t shared_address(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+// The address goes through an opaque move: left to itself the compiler rebuilds it from the
+// block's shared window on every match, six instructions where a register would do.
+__device__ inline uint32_t shared_address(const void* p) {
+    uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(p));
+    asm volatile("mov.b32 %0, %0;" : "+r"(a));
+    return a;
+}
 __device__ inline unsigned load_shared_u8(uint32_t a) {
     unsigned v;
     asm volatile("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
@@ -122,8 +128,9 @@ __device__ inline void lz4_copy_sequences(const uint8_t* __restrict__ in, const 
             const unsigned w = __shfl_sync(0xFFFFFFFFu, where, j), x = __shfl_sync(0xFFFFFFFFu, what, j);
             const unsigned to = w & 0xFFFFu, from = w >> 16, n = x & 0xFFFFu, magic = x >> 16;
             if (n <= 32) {  // most matches: one step, every lane one byte (the branch is warp-uniform)
-                const unsigned k = lane < n ? mod_by_magic(lane, to - from, magic) : 0;
-                const unsigned v = load_shared_u8(base + from + k);
+                // Every lane reads inside [from, to), written before this match: lane mod
+                // offset < offset, and lane <= 31 < offset when the magic is 0.
+                const unsigned v = load_shared_u8(base + from + mod_by_magic(lane, to - from, magic));
                 if (lane < n) store_shared_u8(base + to + lane, v);
             } else if (to - from >= kWordCopyOffset) {
                 copy_match_words(out, to, to - from, n, lane);
