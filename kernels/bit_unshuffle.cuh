@@ -1,43 +1,45 @@
 // Bit-unshuffle of one decoded block in shared memory. A full block is done 32 elements a
-// lane: the lane reads one 4-byte word from each of a byte's 8 planes (consecutive lanes,
-// consecutive words: no bank conflicts), gathers each group's 8 plane bytes with byte
-// permutes and transposes the 8x8 bit tile in two 32-bit registers. That is about 5 operations
-// per element byte, where assembling each element bit by bit costs 40. A short last block
-// (not a multiple of 32 elements) takes the bit-by-bit path.
+// lane: the lane reads one 4-byte word from each plane of the 32 elements (consecutive lanes,
+// consecutive words: no bank conflicts). A byte's 8 plane words form an 8 x 32 bit matrix;
+// three rounds of block swaps transpose each of its four 8 x 8 tiles in place, 4 operations
+// per pair of rows, after which byte c of row r is element 8c + r's byte. 4 x 4 byte
+// transposes (8 byte permutes) then put the bytes in element order. About 3.5 operations per
+// element byte, where assembling each element bit by bit costs 40. A short last block (not
+// a multiple of 32 elements) takes the bit-by-bit path.
 #pragma once
 #include <stdint.h>
 
 namespace bslz4_kernels {
 
-// The 8x8 bit tile (row r = byte r of lo:hi) transposed: bit (8r + c) <-> bit (8c + r).
-__device__ inline void transpose_8x8(uint32_t& lo, uint32_t& hi) {
-    uint32_t t = (lo ^ (lo >> 7)) & 0x00AA00AAu;
-    lo ^= t ^ (t << 7);
-    t = (hi ^ (hi >> 7)) & 0x00AA00AAu;
-    hi ^= t ^ (t << 7);
-    t = (lo ^ (lo >> 14)) & 0x0000CCCCu;
-    lo ^= t ^ (t << 14);
-    t = (hi ^ (hi >> 14)) & 0x0000CCCCu;
-    hi ^= t ^ (t << 14);
-    t = (lo ^ ((lo >> 28) | (hi << 4))) & 0xF0F0F0F0u;
-    lo ^= t;
-    hi ^= t >> 4;
+// Rows a and b of the 8 x 8 tiles in a word's four bytes, s rows apart: a takes b's low
+// s-bit blocks (the mask m marks them) into its high ones, b takes a's high blocks into its
+// low ones.
+template <unsigned s, uint32_t m>
+__device__ inline void swap_bit_blocks(uint32_t& a, uint32_t& b) {
+    const uint32_t na = (a & m) | ((b << s) & ~m);
+    const uint32_t nb = ((a >> s) & m) | (b & ~m);
+    a = na;
+    b = nb;
 }
 
-// Byte j of the 32 elements of word w: out[s] (s = 0..3, group 4w + s) holds elements
-// 32w + 8s .. 32w + 8s + 7 as the 8 bytes lo:hi.
-__device__ inline void unshuffle_word(const uint32_t* planes32, unsigned words_per_plane, unsigned j, unsigned w,
-                                      uint32_t lo[4], uint32_t hi[4]) {
-    uint32_t p[8];
+// Transposes each 8 x 8 bit tile of rows p[0..7] (row k, byte c: bit b is tile c's (k, b)).
+__device__ inline void transpose_bit_tiles(uint32_t p[8]) {
 #pragma unroll
-    for (unsigned k = 0; k < 8; ++k) p[k] = planes32[(j * 8 + k) * words_per_plane + w];
+    for (unsigned k = 0; k < 4; ++k) swap_bit_blocks<4, 0x0F0F0F0Fu>(p[k], p[k + 4]);
 #pragma unroll
-    for (unsigned s = 0; s < 4; ++s) {
-        const unsigned sel = s | ((4 + s) << 4);  // byte s of a, byte s of b
-        lo[s] = __byte_perm(__byte_perm(p[0], p[1], sel), __byte_perm(p[2], p[3], sel), 0x5410);
-        hi[s] = __byte_perm(__byte_perm(p[4], p[5], sel), __byte_perm(p[6], p[7], sel), 0x5410);
-        transpose_8x8(lo[s], hi[s]);
-    }
+    for (unsigned k = 0; k < 8; k += (k & 1) ? 3 : 1) swap_bit_blocks<2, 0x33333333u>(p[k], p[k + 2]);
+#pragma unroll
+    for (unsigned k = 0; k < 8; k += 2) swap_bit_blocks<1, 0x55555555u>(p[k], p[k + 1]);
+}
+
+// out[c] = byte c of a, b, c, d in turn: a 4 x 4 byte transpose.
+__device__ inline void transpose_bytes(uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t out[4]) {
+    const uint32_t ab_lo = __byte_perm(a, b, 0x5140), ab_hi = __byte_perm(a, b, 0x7362);
+    const uint32_t cd_lo = __byte_perm(c, d, 0x5140), cd_hi = __byte_perm(c, d, 0x7362);
+    out[0] = __byte_perm(ab_lo, cd_lo, 0x5410);
+    out[1] = __byte_perm(ab_lo, cd_lo, 0x7632);
+    out[2] = __byte_perm(ab_hi, cd_hi, 0x5410);
+    out[3] = __byte_perm(ab_hi, cd_hi, 0x7632);
 }
 
 // Element i (< n) of a block of n elements, bit by bit (planes of n/8 bytes).
@@ -58,29 +60,34 @@ template <unsigned kEs>
 __device__ inline void unshuffle_32(const uint8_t* planes, unsigned n, unsigned w, uint32_t out[8 * kEs]) {
     const uint32_t* p32 = reinterpret_cast<const uint32_t*>(planes);
     const unsigned wpp = n / 32;  // words per plane
-    uint32_t lo[kEs][4], hi[kEs][4];
+    uint32_t p[kEs][8];  // p[j][r], byte c after the tile transposes: byte j of element 8c + r
 #pragma unroll
-    for (unsigned j = 0; j < kEs; ++j) unshuffle_word(p32, wpp, j, w, lo[j], hi[j]);
+    for (unsigned j = 0; j < kEs; ++j) {
 #pragma unroll
-    for (unsigned s = 0; s < 4; ++s) {
-        if (kEs == 1) {
-            out[2 * s] = lo[0][s];
-            out[2 * s + 1] = hi[0][s];
-        } else if (kEs == 2) {  // interleave the low and high bytes of 8 elements
-            out[4 * s + 0] = __byte_perm(lo[0][s], lo[1 % kEs][s], 0x5140);
-            out[4 * s + 1] = __byte_perm(lo[0][s], lo[1 % kEs][s], 0x7362);
-            out[4 * s + 2] = __byte_perm(hi[0][s], hi[1 % kEs][s], 0x5140);
-            out[4 * s + 3] = __byte_perm(hi[0][s], hi[1 % kEs][s], 0x7362);
-        } else {  // kEs == 4: element m = byte m of rows 0..3
+        for (unsigned k = 0; k < 8; ++k) p[j][k] = p32[(j * 8 + k) * wpp + w];
+        transpose_bit_tiles(p[j]);
+    }
+    uint32_t t[4];
+    if (kEs == 1) {  // out[2c + h] = elements 8c + 4h .. 8c + 4h + 3
 #pragma unroll
-            for (unsigned m = 0; m < 8; ++m) {
-                const uint32_t r0 = m < 4 ? lo[0][s] : hi[0][s], r1 = m < 4 ? lo[1 % kEs][s] : hi[1 % kEs][s];
-                const uint32_t r2 = m < 4 ? lo[2 % kEs][s] : hi[2 % kEs][s], r3 = m < 4 ? lo[3 % kEs][s] : hi[3 % kEs][s];
-                const unsigned b = m & 3;
-                const uint32_t a01 = __byte_perm(r0, r1, b | ((4 + b) << 4));
-                const uint32_t a23 = __byte_perm(r2, r3, b | ((4 + b) << 4));
-                out[8 * s + m] = __byte_perm(a01, a23, 0x5410);
-            }
+        for (unsigned h = 0; h < 2; ++h) {
+            transpose_bytes(p[0][4 * h], p[0][4 * h + 1], p[0][4 * h + 2], p[0][4 * h + 3], t);
+#pragma unroll
+            for (unsigned c = 0; c < 4; ++c) out[2 * c + h] = t[c];
+        }
+    } else if (kEs == 2) {  // out[4c + r/2] = elements 8c + r and 8c + r + 1, r even
+#pragma unroll
+        for (unsigned r = 0; r < 8; r += 2) {
+            transpose_bytes(p[0][r], p[1 % kEs][r], p[0][r + 1], p[1 % kEs][r + 1], t);
+#pragma unroll
+            for (unsigned c = 0; c < 4; ++c) out[4 * c + r / 2] = t[c];
+        }
+    } else {  // kEs == 4: out[8c + r] = element 8c + r
+#pragma unroll
+        for (unsigned r = 0; r < 8; ++r) {
+            transpose_bytes(p[0][r], p[1 % kEs][r], p[2 % kEs][r], p[3 % kEs][r], t);
+#pragma unroll
+            for (unsigned c = 0; c < 4; ++c) out[8 * c + r] = t[c];
         }
     }
 }

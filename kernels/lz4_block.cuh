@@ -105,10 +105,14 @@ __device__ inline void lz4_copy_sequences(const uint8_t* __restrict__ in, const 
         }
         const unsigned start = op + end - length;
         const uint8_t* lit_in = in + sequence_literal_at(mine);
-        if (literals <= kLaneLiterals) {
+        // Short runs, a lane each, four loads in flight a lane; as many rounds as the longest
+        // short run needs, which in the sparse bit-planes is one or none.
+        const unsigned mine_short = literals <= kLaneLiterals ? literals : 0;
+        const unsigned most = __reduce_max_sync(0xFFFFFFFFu, mine_short);
+        for (unsigned i0 = 0; i0 < most; i0 += 4) {
 #pragma unroll
-            for (unsigned i = 0; i < kLaneLiterals; ++i)
-                if (i < literals) out[start + i] = __ldg(lit_in + i);
+            for (unsigned i = i0; i < i0 + 4; ++i)
+                if (i < mine_short) out[start + i] = __ldg(lit_in + i);
         }
         for (unsigned long_runs = __ballot_sync(0xFFFFFFFFu, literals > kLaneLiterals); long_runs;
              long_runs &= long_runs - 1) {
