@@ -7,35 +7,28 @@
 #pragma once
 #include "kernel_abi.h"
 #include "lz4_sequences.cuh"
+#include "shared_memory.cuh"
 
 namespace bslz4_kernels {
 
 // A lane copies a literal run this short by itself, unrolled, all its loads in flight at once.
 constexpr unsigned kLaneLiterals = 16;
 
-// Shared memory by its 32-bit address: the match loop's loads and stores, without the generic
-// pointer's conversion the compiler otherwise redoes on every match.
-// The address goes through an opaque move: left to itself the compiler rebuilds it from the
-// block's shared window on every match, six instructions where a register would do.
-__device__ inline uint32_t shared_address(const void* p) {
-    uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(p));
-    asm volatile("mov.b32 %0, %0;" : "+r"(a));
-    return a;
-}
-__device__ inline unsigned load_shared_u8(uint32_t a) {
-    unsigned v;
-    asm volatile("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
-    return v;
-}
-__device__ inline void store_shared_u8(uint32_t a, unsigned v) {
-    asm volatile("st.shared.u8 [%0], %1;" ::"r"(a), "r"(v) : "memory");
-}
-
 // k mod d for k <= 63 and 0 < d < 32 is k - d * ((k * m) >> 11) with m = ceil(2048 / d): the
 // error k * (m - 2048/d) / 2048 < 1/32 never carries past the next multiple of d. With m = 0
 // (for d >= 32) the same formula gives k, which is k mod d for k < 32.
 __device__ inline unsigned mod_magic(unsigned d) { return d - 1 < 31u ? (2047u + d) / d : 0u; }
 __device__ inline unsigned mod_by_magic(unsigned k, unsigned d, unsigned m) { return k - d * ((k * m) >> 11); }
+
+// The largest v of the warp, in every lane.
+__device__ inline unsigned warp_max(unsigned v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(0xFFFFFFFFu, v);
+#else
+    for (unsigned s = 16; s > 0; s >>= 1) v = max(v, __shfl_xor_sync(0xFFFFFFFFu, v, s));
+    return v;
+#endif
+}
 
 // Copies n input bytes to out, the whole warp together, with four loads in flight per lane.
 __device__ inline void copy_literals(const uint8_t* __restrict__ in, uint8_t* out, unsigned n, unsigned lane) {
@@ -108,7 +101,7 @@ __device__ inline void lz4_copy_sequences(const uint8_t* __restrict__ in, const 
         // Short runs, a lane each, four loads in flight a lane; as many rounds as the longest
         // short run needs, which in the sparse bit-planes is one or none.
         const unsigned mine_short = literals <= kLaneLiterals ? literals : 0;
-        const unsigned most = __reduce_max_sync(0xFFFFFFFFu, mine_short);
+        const unsigned most = warp_max(mine_short);
         for (unsigned i0 = 0; i0 < most; i0 += 4) {
 #pragma unroll
             for (unsigned i = i0; i < i0 + 4; ++i)
