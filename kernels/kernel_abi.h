@@ -56,13 +56,14 @@ enum FaultCode : uint32_t {
 };
 
 // value > cut for the launch's pixel type: integers compare with an integer threshold
-// (mode), floats in double. Same rule as the CPU decoder.
+// (mode), f32 with a float threshold. Same rule as the CPU decoder.
 enum CutMode : int32_t { kCutCompare = 0, kCutNone = 1, kCutAll = 2 };
 struct Cut {
     int32_t mode;
-    int32_t pad;
+    float cut_f32;      // f32: listed when value > cut_f32, the largest float not above cut,
+                        // which is the CPU's (double)value > cut for every float value
     int64_t threshold;  // integers: listed when value > threshold
-    double cut;         // floats: listed when (double)value > cut
+    double cut;         // the cut as given
 };
 
 // Where a group's frames are: chunks packed in one buffer.

@@ -1,5 +1,6 @@
 // value > cut on the device, the CPU decoder's rule: integers against an integer threshold,
-// floats compared in double (exact for f32), NaN never.
+// f32 against the largest float not above the cut (the same answer as comparing in double,
+// without double registers), NaN never.
 #pragma once
 #include <type_traits>
 
@@ -10,7 +11,8 @@ namespace bslz4_kernels {
 template <class T>
 __device__ inline bool above_cut(T v, const bslz4_abi::Cut& c) {
     if constexpr (std::is_floating_point<T>::value) {
-        return double(v) > c.cut;
+        static_assert(sizeof(T) == 4, "the GPU decodes f32, not f64");
+        return v > c.cut_f32;  // NaN never passes; nor does any value when the cut is NaN
     } else {
         return c.mode == bslz4_abi::kCutAll || (c.mode == bslz4_abi::kCutCompare && int64_t(v) > c.threshold);
     }

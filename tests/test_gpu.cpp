@@ -2,7 +2,9 @@
 // device it prints why and exits 77, which Meson reports as skipped (never a silent pass).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 #include "bslz4/bslz4.hpp"
@@ -89,6 +91,32 @@ TEST_CASE("GPU equals CPU on synthetic Eiger frames of every type, with masks an
             INFO(pixel_type_name(t) << " cut " << cut);
             require_same(gpu.multi(s.views(), cut), cpu.multi(s.views(), cut));
         }
+    }
+}
+
+TEST_CASE("an f32 pixel is listed exactly when it is above the double cut, at every float boundary", "[gpu]") {
+    using F = std::numeric_limits<float>;
+    const float inf = F::infinity();
+    std::vector<float> around = {0.0f, -0.0f, F::denorm_min(), -F::denorm_min(), F::min(), F::max(), -F::max(),
+                                 inf, -inf, F::quiet_NaN(), 16777216.0f, 16777218.0f, 1e-30f, -1e-30f};
+    for (float v : {0.1f, -0.1f, 1.0f, 0.3f, 10.5f})  // each with its neighbours on both sides
+        for (float w : {std::nextafter(v, -inf), v, std::nextafter(v, inf)}) around.push_back(w);
+    const std::size_t ni = 61, nj = 137;  // a short last block and a raw tail of 5 pixels
+    std::vector<float> dense(ni * nj), sparse(ni * nj, 0.0f);
+    for (std::size_t i = 0; i < dense.size(); ++i) dense[i] = around[i % around.size()];
+    for (std::size_t i = 0; i < sparse.size(); i += 97) sparse[i] = around[(i / 97) % around.size()];
+    std::vector<std::vector<std::uint8_t>> chunks;
+    for (const auto* px : {&dense, &sparse})
+        chunks.push_back(encode_chunk(ByteView(reinterpret_cast<const std::uint8_t*>(px->data()), px->size() * 4), 4));
+    const std::vector<ByteView> views(chunks.begin(), chunks.end());
+    const std::vector<std::uint8_t> mask(ni * nj, 1);
+    bslz4::Chunk2Sparse cpu(mask, ni, nj, PixelType::f32);
+    cuda::Chunk2Sparse gpu(mask, ni, nj, PixelType::f32);
+    for (double cut : {0.1, -0.1, 0.0, -0.0, 0.3, 0.30000000000000004, 1e-45, -1e-45, 5e-324, 16777217.0,
+                       static_cast<double>(F::max()), 1e300, -1e300, std::numeric_limits<double>::infinity(),
+                       -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+        INFO("cut " << cut);
+        require_same(gpu.multi(views, cut), cpu.multi(views, cut));
     }
 }
 

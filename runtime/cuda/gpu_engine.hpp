@@ -72,9 +72,22 @@ inline unsigned decode_warps(const DeviceInfo& d) {
     return best;
 }
 
+// The largest float not above cut (NaN for NaN). For a float v, v > it exactly when
+// (double)v > cut: no float lies between it and the cut.
+inline float float_floor(double cut) {
+    constexpr double kMax = std::numeric_limits<float>::max();
+    if (std::isnan(cut)) return std::numeric_limits<float>::quiet_NaN();
+    if (cut >= kMax) return cut == std::numeric_limits<double>::infinity() ? std::numeric_limits<float>::infinity()
+                                                                          : std::numeric_limits<float>::max();
+    if (cut < -kMax) return -std::numeric_limits<float>::infinity();
+    const float f = static_cast<float>(cut);
+    return static_cast<double>(f) > cut ? std::nextafter(f, -std::numeric_limits<float>::infinity()) : f;
+}
+
 inline abi::Cut make_cut(PixelType type, double cut) {
     abi::Cut c{};
     c.cut = cut;
+    c.cut_f32 = float_floor(cut);
     visit_pixel_type(type, [&](auto zero) {
         using T = decltype(zero);
         const bslz4::detail::PixelThreshold<T> th(cut);
