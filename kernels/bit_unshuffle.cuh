@@ -3,7 +3,7 @@
 // consecutive words: no bank conflicts). A byte's 8 plane words form an 8 x 32 bit matrix;
 // three rounds of block swaps transpose each of its four 8 x 8 tiles in place, 4 operations
 // per pair of rows, after which byte c of row r is element 8c + r's byte. 4 x 4 byte
-// transposes (8 byte permutes) then put the bytes in element order. About 3.5 operations per
+// transposes (8 byte permutes) then put the bytes in element order. About 2.5 operations per
 // element byte, where assembling each element bit by bit costs 40. A short last block (not
 // a multiple of 32 elements) takes the bit-by-bit path.
 #pragma once
