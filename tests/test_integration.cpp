@@ -80,9 +80,10 @@ TEST_CASE("bad matrices are refused with a message naming the fault", "[matrix]"
                         Catch::Contains("matrix has 50 pixels"));
     REQUIRE_THROWS_WITH(Chunk2SparseCSC(std::vector<std::uint8_t>(50, 1), 5, 10, PixelType::u16, m, Accumulator::i64),
                         Catch::Contains("fixed_point_matrix"));
-    REQUIRE_THROWS_WITH(Chunk2SparseCSC(std::vector<std::uint8_t>(50, 1), 5, 10, PixelType::f32, fixed_point_matrix(m),
-                                        Accumulator::i64),
+    REQUIRE_THROWS_WITH(Chunk2SparseCSC(std::vector<std::uint8_t>(50, 1), 5, 10, PixelType::f32,
+                                        fixed_point_matrix(m, PixelType::u16), Accumulator::i64),
                         Catch::Contains("integer pixels"));
+    REQUIRE_THROWS_WITH(fixed_point_matrix(m, PixelType::f64), Catch::Contains("integer pixels, not f64"));
 }
 
 TEST_CASE("mask folding drops the weights of masked pixels only", "[matrix]") {
@@ -95,22 +96,30 @@ TEST_CASE("mask folding drops the weights of masked pixels only", "[matrix]") {
     for (std::uint32_t p : f.pixel) REQUIRE(mask[p] != 0);
 }
 
-TEST_CASE("fixed-point weights are the float weights to 24 bits", "[matrix]") {
+TEST_CASE("fixed-point weights are the float weights to 24 bits when no bin is heavy", "[matrix]") {
     const IntegrationMatrix m = normalise_matrix(test::random_csr(20, 300, 2.0, 5).input());
-    const IntegrationMatrix x = fixed_point_matrix(m);
-    REQUIRE(x.fixed_point());
-    for (std::size_t k = 0; k < m.nnz(); ++k)
-        REQUIRE(std::fabs(x.fixed_weight[k] / x.powder_scale - m.weight[k]) <= 1.0 / x.powder_scale);
-    REQUIRE_THROWS_WITH(fixed_point_matrix(m, 40), Catch::Contains("2 to 31 bits"));
+    float top = 0;
+    for (float w : m.weight) top = std::max(top, std::fabs(w));
+    for (PixelType t : {PixelType::u8, PixelType::u16, PixelType::u32, PixelType::i8, PixelType::i16, PixelType::i32}) {
+        INFO(pixel_type_name(t));
+        const IntegrationMatrix x = fixed_point_matrix(m, t);
+        REQUIRE(x.fixed_point());
+        REQUIRE(top * x.powder_scale >= 0x1p22);  // the largest weight keeps 24 bits with the sign
+        REQUIRE(top * x.powder_scale < 0x1p23);
+        for (std::size_t k = 0; k < m.nnz(); ++k)
+            REQUIRE(std::fabs(x.fixed_weight[k] / x.powder_scale - m.weight[k]) <= 0.5 / x.powder_scale);
+    }
+    REQUIRE_THROWS_WITH(fixed_point_matrix(m, PixelType::u16, 40), Catch::Contains("2 to 31 bits"));
 }
 
 TEST_CASE("powders equal the dense product for every type, acc and mask, sparse lists unchanged", "[integrate]") {
     const std::size_t ni = 30, nj = 41, n = ni * nj;
     for (std::size_t bins : {1u, 7u, 200u}) {
         const IntegrationMatrix m = normalise_matrix(test::random_csr(bins, n, 2.0, static_cast<std::uint32_t>(bins)).input());
-        const IntegrationMatrix x = fixed_point_matrix(m);
         for (PixelType t : kAllTypes) {
-            const bool integer = t != PixelType::f32 && t != PixelType::f64;
+            // acc i64 takes integer pixels of up to 32 bits (64-bit ones are refused: see below).
+            const bool integer = t != PixelType::f32 && t != PixelType::f64 && pixel_size(t) < 8;
+            const IntegrationMatrix x = integer ? fixed_point_matrix(m, t) : IntegrationMatrix{};
             const auto mask = test::random_mask(n, 8);
             std::vector<std::vector<std::uint8_t>> raws, chunks;
             for (std::uint32_t f = 0; f < 5; ++f) {
@@ -120,9 +129,6 @@ TEST_CASE("powders equal the dense product for every type, acc and mask, sparse 
                         auto* v = reinterpret_cast<decltype(z)*>(r.data());
                         for (std::size_t i = 0; i < n; ++i)
                             if (!std::isfinite(v[i])) v[i] = static_cast<decltype(z)>(i % 13);
-                    } else if (sizeof(z) == 8) {  // keep 64-bit products inside int64 for the i64 check
-                        auto* v = reinterpret_cast<decltype(z)*>(r.data());
-                        for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<decltype(z)>(v[i] % 100000);
                     }
                     return r;
                 }));
@@ -187,4 +193,103 @@ TEST_CASE("a batch of 300 frames integrates each frame into its own row, whateve
     REQUIRE(std::memcmp(first.data(), b.powder.data, first.size() * sizeof(double)) == 0);
     const IntegratedFrame single = one(chunks[299], 3.0);
     REQUIRE(std::memcmp(single.powder.data, first.data() + 299 * 13, 13 * sizeof(double)) == 0);
+}
+
+namespace {
+
+// Bin 0 holds every pixel (weights 0.5 to 1), bin 1 is empty, bin 2 holds pixel 0 alone.
+IntegrationMatrix heavy_bin_matrix(std::size_t n) {
+    test::RawMatrix r{MatrixLayout::csr, 3, n, {}, {}, {0}};
+    for (std::size_t p = 0; p < n; ++p) {
+        r.indices.push_back(static_cast<std::int32_t>(p));
+        r.data.push_back(0.5f + static_cast<float>(p % 97) / 200.0f);
+    }
+    r.indptr.push_back(static_cast<std::int32_t>(n));
+    r.indptr.push_back(static_cast<std::int32_t>(n));
+    r.indices.push_back(0);
+    r.data.push_back(1.0f);
+    r.indptr.push_back(static_cast<std::int32_t>(n + 1));
+    return normalise_matrix(r.input());
+}
+
+}  // namespace
+
+TEST_CASE("acc i64 sums a heavy bin of saturated pixels exactly, never wrapped, for every integer type", "[integrate][i64]") {
+    const std::size_t ni = 64, nj = 48, n = ni * nj;
+    const IntegrationMatrix m = heavy_bin_matrix(n);
+    const std::vector<std::uint8_t> mask(n, 1);
+    for (PixelType t : {PixelType::u8, PixelType::u16, PixelType::u32, PixelType::i8, PixelType::i16, PixelType::i32}) {
+        visit_pixel_type(t, [&](auto z) {
+            using T = decltype(z);
+            // The value of largest magnitude: the maximum (unsigned) or the minimum (signed).
+            const T extreme = std::is_signed<T>::value ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
+            const std::vector<T> frame(n, extreme);
+            std::vector<std::uint8_t> raw(n * sizeof(T));
+            std::memcpy(raw.data(), frame.data(), raw.size());
+            const IntegrationMatrix x = fixed_point_matrix(m, t);
+            Chunk2SparseCSC csc(mask, ni, nj, t, x, Accumulator::i64);
+            const IntegratedBatch got = csc.multi({ByteView(encode_chunk(raw, sizeof(T)))}, 0.0);
+            const auto want = oracle<T>(x, raw, mask, true);
+            for (std::size_t b = 0; b < 3; ++b) {
+                INFO(pixel_type_name(t) << " bin " << b << " want " << static_cast<double>(want[b]));
+                REQUIRE(got.powder.as<std::int64_t>()[b] == static_cast<std::int64_t>(want[b]));
+                REQUIRE((got.powder.as<std::int64_t>()[b] < 0) == (want[b] < 0));
+            }
+        });
+    }
+}
+
+TEST_CASE("acc i64 refuses 64-bit pixels: one pixel alone can pass int64", "[integrate][i64]") {
+    const std::size_t ni = 8, nj = 8, n = ni * nj;
+    const IntegrationMatrix m = heavy_bin_matrix(n);
+    const std::vector<std::uint8_t> mask(n, 1);
+    for (PixelType t : {PixelType::u64, PixelType::i64}) {
+        INFO(pixel_type_name(t));
+        REQUIRE_THROWS_WITH(Chunk2SparseCSC(mask, ni, nj, t, fixed_point_matrix(m, PixelType::u8), Accumulator::i64),
+                            Catch::Contains(pixel_type_name(t)) && Catch::Contains("acc f64"));
+        REQUIRE_THROWS_WITH(fixed_point_matrix(m, t), Catch::Contains(pixel_type_name(t)) && Catch::Contains("acc f64"));
+    }
+}
+
+TEST_CASE("a fixed-point matrix made for narrower pixels is refused, not overflowed", "[integrate][i64]") {
+    const std::size_t ni = 64, nj = 48, n = ni * nj;
+    const IntegrationMatrix m = heavy_bin_matrix(n);
+    const std::vector<std::uint8_t> mask(n, 1);
+    const IntegrationMatrix x16 = fixed_point_matrix(m, PixelType::u16);
+    REQUIRE_NOTHROW(Chunk2SparseCSC(mask, ni, nj, PixelType::u16, x16, Accumulator::i64));
+    REQUIRE_THROWS_WITH(Chunk2SparseCSC(mask, ni, nj, PixelType::u32, x16, Accumulator::i64),
+                        Catch::Contains("can overflow int64 with u32 pixels") && Catch::Contains("bin 0") &&
+                            Catch::Contains("fixed_point_matrix(matrix, PixelType::u32)"));
+    // The type-free form makes a matrix every type acc i64 takes can use.
+    const IntegrationMatrix any = fixed_point_matrix(m);
+    for (PixelType t : {PixelType::u8, PixelType::u16, PixelType::u32, PixelType::i8, PixelType::i16, PixelType::i32})
+        REQUIRE_NOTHROW(Chunk2SparseCSC(mask, ni, nj, t, any, Accumulator::i64));
+}
+
+TEST_CASE("acc i64 is refused, saying the bits left, when an exact sum leaves the weights under 16 bits", "[integrate][i64]") {
+    // 2^19 u32 pixels of weight about 0.75 in one bin (the largest weight is 1): int64 holds
+    // their sum only at a scale of 2^12, which leaves the largest weight 14 bits.
+    const std::size_t ni = 1024, nj = 512, n = ni * nj;
+    const IntegrationMatrix m = heavy_bin_matrix(n);
+    REQUIRE_THROWS_WITH(fixed_point_matrix(m, PixelType::u32),
+                        Catch::Contains("with u32 pixels: bin 0") && Catch::Contains("scale of 2^12") && Catch::Contains("leaves the largest weight 14 bits") &&
+                            Catch::Contains("use acc f64"));
+    // u16 pixels leave room for all 24 bits; i32's limit is twice u32's: one bit more.
+    REQUIRE(fixed_point_matrix(m, PixelType::u16).powder_scale == 0x1p22);
+    REQUIRE_THROWS_WITH(fixed_point_matrix(m, PixelType::i32), Catch::Contains("15 bits"));
+    // Asking for fewer bits than the minimum is the caller's choice.
+    REQUIRE(fixed_point_matrix(m, PixelType::u32, 12).fixed_point());
+
+    // Weights of exactly 1 lose nothing at a coarse scale: accepted, and the sums are exact.
+    IntegrationMatrix ones = m;
+    std::fill(ones.weight.begin(), ones.weight.end(), 1.0f);
+    const IntegrationMatrix x = fixed_point_matrix(ones, PixelType::u32);
+    const std::vector<std::uint32_t> frame(n, 0xFFFFFFFFu);
+    std::vector<std::uint8_t> raw(n * 4);
+    std::memcpy(raw.data(), frame.data(), raw.size());
+    const std::vector<std::uint8_t> mask(n, 1);
+    Chunk2SparseCSC csc(mask, ni, nj, PixelType::u32, x, Accumulator::i64);
+    const Powder p = csc.multi({ByteView(encode_chunk(raw, 4))}, 0.0).powder;
+    REQUIRE(p.value(0, 0) == static_cast<double>(n) * 0xFFFFFFFFu);
+    REQUIRE(p.value(0, 2) == 0xFFFFFFFFu);
 }

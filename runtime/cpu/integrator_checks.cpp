@@ -1,23 +1,77 @@
 #include "integrator_checks.hpp"
 
+#include <cstdlib>
+#include <limits>
 #include <string>
+#include <type_traits>
 
 #include "bslz4/error.hpp"
 
 namespace bslz4::detail {
 
+namespace {
+
+// The largest |value| a pixel of integer type T takes: max for unsigned, -min for signed.
+template <class T>
+std::uint64_t largest_magnitude() {
+    if constexpr (std::is_signed<T>::value)
+        return static_cast<std::uint64_t>(-(std::numeric_limits<T>::min() + 1)) + 1;
+    else
+        return std::numeric_limits<T>::max();
+}
+
+}  // namespace
+
+std::uint64_t fixed_weight_sum_limit(PixelType type) {
+    return visit_pixel_type(type, [&](auto zero) -> std::uint64_t {
+        using T = decltype(zero);
+        if constexpr (std::is_floating_point<T>::value) {
+            throw Error(std::string("acc i64 needs integer pixels, not ") + pixel_type_name(type));
+        } else {
+            if (sizeof(T) == 8)
+                throw Error(std::string("acc i64 cannot sum ") + pixel_type_name(type) + " pixels exactly: a pixel can reach " +
+                            (std::is_signed<T>::value ? "-" : "") + std::to_string(largest_magnitude<T>()) +
+                            ", so one pixel times a fixed-point weight can pass int64; use acc f64");
+            return static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / largest_magnitude<T>();
+        }
+    });
+}
+
+HeaviestBin heaviest_fixed_bin(const IntegrationMatrix& m) {
+    HeaviestBin heaviest;
+    for (std::size_t b = 0; b < m.bins; ++b) {
+        // At most 2^32 weights of at most 2^31 each: the sum fits in 64 bits.
+        std::uint64_t sum = 0;
+        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k)
+            sum += static_cast<std::uint64_t>(std::llabs(m.fixed_weight[k]));
+        if (sum > heaviest.weight_sum) heaviest = {b, sum};
+    }
+    return heaviest;
+}
+
 void check_integrator(const IntegrationMatrix& matrix, std::size_t ni, std::size_t nj, PixelType type, Accumulator acc) {
     if (matrix.pixels != ni * nj)
         throw Error("matrix has " + std::to_string(matrix.pixels) + " pixels, the frame " + std::to_string(ni) + " x " +
             std::to_string(nj) + " has " + std::to_string(ni * nj));
-    if (matrix.row_start.size() != matrix.bins + 1 || matrix.weight.size() != matrix.pixel.size())
+    if (matrix.row_start.size() != matrix.bins + 1 || matrix.weight.size() != matrix.pixel.size() ||
+        (matrix.fixed_point() && matrix.fixed_weight.size() != matrix.pixel.size()))
         throw Error("matrix is not in normalise_matrix's form");
     if (acc == Accumulator::i64 && !matrix.fixed_point())
         throw Error("acc i64 sums a fixed_point_matrix; this matrix has float weights");
     if (acc != Accumulator::i64 && matrix.fixed_point())
         throw Error(std::string("a fixed_point_matrix is summed with acc i64, not ") + accumulator_name(acc));
-    if (acc == Accumulator::i64 && (type == PixelType::f32 || type == PixelType::f64))
-        throw Error(std::string("acc i64 needs integer pixels, not ") + pixel_type_name(type));
+    if (acc == Accumulator::i64) {
+        // Every partial sum of a bin (in any order, as the GPU's tree takes them) is bounded by
+        // the bin's sum of |weight| x |pixel|, so this bound keeps every sum exact.
+        const std::uint64_t limit = fixed_weight_sum_limit(type);
+        const HeaviestBin heaviest = heaviest_fixed_bin(matrix);
+        if (heaviest.weight_sum > limit)
+            throw Error("this fixed-point matrix can overflow int64 with " + std::string(pixel_type_name(type)) +
+                        " pixels: bin " + std::to_string(heaviest.bin) + "'s fixed weights sum to " +
+                        std::to_string(heaviest.weight_sum) + ", more than the " + std::to_string(limit) +
+                        " such pixels allow; make it with fixed_point_matrix(matrix, PixelType::" +
+                        pixel_type_name(type) + ")");
+    }
 }
 
 }  // namespace bslz4::detail
