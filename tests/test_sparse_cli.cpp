@@ -1,2 +1,314 @@
-// Filled in by the work on issue 10 / 16.
+// `bslz4 sparse` as a user meets it: what -o does to files that exist already (never destroyed,
+// the input never overwritten), and the --matrix file's spec, shape and messages.
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+
+#include "bslz4/bslz4.hpp"
+#include "h5_reader.hpp"
+#include "hdf5/matrix_file.hpp"
+#include "hdf5/scan_writer.hpp"
+#include "matrix_support.hpp"
+#include "sparse_job.hpp"
+#include "test_support.hpp"
+#include "tool_runner.hpp"
+
+using namespace bslz4;
+using test::run_tool;
+using test::temp_path;
+
+namespace {
+
+constexpr std::size_t kCliNi = 30, kCliNj = 40, kCliFrames = 80;  // two batches of the job
+
+// A u16 scan without pixel_mask; frame `corrupt_frame` truncated (in the second batch by default).
+void write_cli_scan(const std::string& path, std::size_t corrupt_frame = SIZE_MAX) {
+    std::vector<std::vector<std::uint8_t>> chunks;
+    for (std::uint32_t f = 0; f < kCliFrames; ++f) {
+        chunks.push_back(encode_chunk(synthetic_eiger_frame(kCliNi, kCliNj, PixelType::u16, f), 2));
+        if (f == corrupt_frame) chunks.back().resize(chunks.back().size() - 7);
+    }
+    tool::write_scan(path, kCliNi, kCliNj, PixelType::u16, kCliFrames, {}, chunks);
+}
+
+std::string bytes_of(const std::string& path) { return test::slurp(path); }
+
+bool file_exists(const std::string& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0;
+}
+
+// Files beside `path` whose names start with its name and ".part" (the output's temporaries).
+std::size_t leftover_temporaries(const std::string& path) {
+    const std::size_t slash = path.rfind('/');
+    const std::string dir = path.substr(0, slash), prefix = path.substr(slash + 1) + ".part";
+    std::size_t n = 0;
+    if (DIR* d = opendir(dir.c_str())) {
+        while (const dirent* e = readdir(d)) n += std::string(e->d_name).rfind(prefix, 0) == 0;
+        closedir(d);
+    }
+    return n;
+}
+
+std::int64_t nframes_in(const test::H5Reader& f) { return f.attribute("/entry_data_data", "nframes").at(0); }
+
+// A matrix group as a pyFAI engine's arrays may be saved: data, indices, indptr, and the
+// attribute shape only when `with_shape`.
+void write_matrix_arrays(hid_t file, const std::string& group, const test::RawMatrix& m, bool with_shape) {
+    tool::h5::Handle g(H5Gcreate2(file, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, group);
+    auto put = [&](const char* name, hid_t type, const void* data, std::size_t n) {
+        const hsize_t dims[1] = {n};
+        tool::h5::Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, name);
+        tool::h5::Handle d(H5Dcreate2(g.get(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose, name);
+        REQUIRE(H5Dwrite(d.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+    };
+    put("data", H5T_NATIVE_FLOAT, m.data.data(), m.data.size());
+    put("indices", H5T_NATIVE_INT32, m.indices.data(), m.indices.size());
+    put("indptr", H5T_NATIVE_INT32, m.indptr.data(), m.indptr.size());
+    if (with_shape) {
+        const std::int64_t shape[2] = {static_cast<std::int64_t>(m.bins), static_cast<std::int64_t>(m.pixels)};
+        const hsize_t dims[1] = {2};
+        tool::h5::Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "shape");
+        tool::h5::Handle a(H5Acreate2(g.get(), "shape", H5T_NATIVE_INT64, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                           "shape");
+        REQUIRE(H5Awrite(a.get(), H5T_NATIVE_INT64, shape) >= 0);
+    }
+}
+
+// A CSR matrix over the scan's frames whose last bin and last pixel carry weights, so that its
+// shape can be told from its arrays alone.
+test::RawMatrix cli_matrix() {
+    test::RawMatrix m = test::random_csr(24, kCliNi * kCliNj, 2.0, 17);
+    m.indices.push_back(static_cast<std::int32_t>(kCliNi * kCliNj - 1));
+    m.data.push_back(0.75f);
+    m.indptr.back() += 1;
+    return m;
+}
+
+void require_same_matrix(const IntegrationMatrix& a, const IntegrationMatrix& b) {
+    REQUIRE(a.bins == b.bins);
+    REQUIRE(a.pixels == b.pixels);
+    REQUIRE(a.row_start == b.row_start);
+    REQUIRE(a.pixel == b.pixel);
+    REQUIRE(a.weight == b.weight);
+}
+
+}  // namespace
+
+TEST_CASE("a failing run leaves an existing output file as it was, even while another process holds it open",
+          "[sparse-cli]") {
+    const std::string good = temp_path("cli_good.h5"), bad = temp_path("cli_bad.h5"), out = temp_path("cli_kept.h5");
+    write_cli_scan(good);
+    write_cli_scan(bad, 70);  // the first batch is written before the fault
+    std::remove(out.c_str());
+    test::ToolResult r = run_tool("sparse " + good + " -o " + out + " --cut 4 --cpu --quiet");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const std::string before = bytes_of(out);
+    REQUIRE(!before.empty());
+    {
+        const test::H5Reader held(out);  // open (and HDF5-locked) here while bslz4 runs
+        r = run_tool("sparse " + bad + " -o " + out + " --cut 4 --cpu --quiet");
+        CHECK(r.code == 1);
+        CHECK_THAT(r.err, Catch::Contains("frame 70") && Catch::Contains(out + " is left unchanged"));
+        CHECK(nframes_in(held) == static_cast<std::int64_t>(kCliFrames));
+    }
+    CHECK(bytes_of(out) == before);
+    CHECK(leftover_temporaries(out) == 0);
+
+    // with no file there before, a failing run leaves none
+    const std::string fresh = temp_path("cli_never_written.h5");
+    std::remove(fresh.c_str());
+    r = run_tool("sparse " + bad + " -o " + fresh + " --cut 4 --cpu --quiet");
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains(fresh + " is not written"));
+    CHECK_FALSE(file_exists(fresh));
+    CHECK(leftover_temporaries(fresh) == 0);
+}
+
+TEST_CASE("a successful run replaces an existing output file; a reader of the old one keeps reading it",
+          "[sparse-cli]") {
+    const std::string scan = temp_path("cli_scan_replace.h5"), out = temp_path("cli_replaced.h5");
+    write_cli_scan(scan);
+    std::remove(out.c_str());
+    test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --frames 0:10 --cpu --quiet");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    REQUIRE(chmod(out.c_str(), 0640) == 0);
+    {
+        const test::H5Reader held(out);
+        r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+        INFO(r.err);
+        REQUIRE(r.code == 0);
+        CHECK(nframes_in(held) == 10);
+    }
+    const test::H5Reader now(out);
+    CHECK(nframes_in(now) == static_cast<std::int64_t>(kCliFrames));
+    CHECK(now.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{1});
+    struct stat st {};
+    REQUIRE(stat(out.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0640);  // the replaced file's permissions are kept
+    CHECK(leftover_temporaries(out) == 0);
+}
+
+TEST_CASE("a stopped run puts its readable, incomplete file in place of an existing output", "[sparse-cli]") {
+    const std::string scan = temp_path("cli_scan_stop.h5"), out = temp_path("cli_stopped.h5");
+    write_cli_scan(scan);
+    {
+        std::FILE* f = std::fopen(out.c_str(), "wb");
+        REQUIRE(f);
+        std::fputs("an older file", f);
+        std::fclose(f);
+    }
+    tool::SparseJob job;
+    job.input = scan;
+    job.output = out;
+    job.cut = 4;
+    job.where = tool::SparseJob::Where::cpu;
+    job.quiet = true;
+    const std::atomic<bool> stop{true};
+    const tool::SparseSummary s = tool::run_sparse_job(job, stop);
+    CHECK(s.interrupted);
+    const test::H5Reader f(out);
+    CHECK(nframes_in(f) == 64);
+    CHECK(f.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{0});
+    CHECK(leftover_temporaries(out) == 0);
+}
+
+TEST_CASE("-o naming the input, the mask file or the matrix file is refused as a usage error, the file intact",
+          "[sparse-cli]") {
+    const std::string scan = temp_path("cli_scan_self.h5"), link = temp_path("cli_scan_self_link.h5");
+    const std::string mat = temp_path("cli_matrix_self.h5");
+    write_cli_scan(scan);
+    tool::write_matrix(mat, "csr", normalise_matrix(cli_matrix().input()));
+    std::remove(link.c_str());
+    REQUIRE(symlink(scan.c_str(), link.c_str()) == 0);
+    const std::string scan_bytes = bytes_of(scan), mat_bytes = bytes_of(mat);
+
+    for (const std::string& o : {scan, link}) {
+        const test::ToolResult r = run_tool("sparse " + scan + " -o " + o + " --cut 4 --cpu --quiet");
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("is the input file") && Catch::Contains("left unchanged"));
+    }
+    test::ToolResult r = run_tool("sparse " + link + " -o " + scan + " --cut 4 --cpu --quiet");  // through another path
+    CHECK(r.code == 2);
+    const std::string other = temp_path("cli_scan_other.h5");
+    write_cli_scan(other);
+    r = run_tool("sparse " + other + " -o " + link + " --cut 4 --mask " + scan + ":/entry/data/data --cpu --quiet");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("is the --mask file"));
+    r = run_tool("sparse " + scan + " -o " + mat + " --cut 4 --matrix " + mat + ":csr --cpu --quiet");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("is the --matrix file"));
+    CHECK(bytes_of(scan) == scan_bytes);
+    CHECK(bytes_of(mat) == mat_bytes);
+    CHECK(leftover_temporaries(scan) == 0);
+}
+
+TEST_CASE("--matrix FILE without :GROUP is a usage error saying FILE.h5:GROUP is expected", "[sparse-cli]") {
+    const std::string scan = temp_path("cli_scan_spec.h5"), mat = temp_path("cli_matrix_spec.h5");
+    write_cli_scan(scan);
+    tool::write_matrix(mat, "csr", normalise_matrix(cli_matrix().input()));
+    for (const std::string& spec : {mat, mat + ":"}) {
+        const test::ToolResult r = run_tool("sparse " + scan + " -o " + temp_path("cli_out_spec.h5") +
+                                            " --cut 4 --matrix " + spec + " --cpu --quiet");
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("FILE.h5:GROUP expected"));
+    }
+}
+
+TEST_CASE("a matrix saved without a shape attribute: bins and pixels are inferred from indptr and indices",
+          "[sparse-cli]") {
+    const std::string mat = temp_path("cli_matrix_noshape.h5");
+    const test::RawMatrix csr = cli_matrix(), csc = test::to_csc(csr);
+    {
+        const tool::h5::Handle file = tool::h5::create_file(mat);
+        write_matrix_arrays(file.get(), "csr", csr, false);
+        write_matrix_arrays(file.get(), "csc", csc, false);
+        write_matrix_arrays(file.get(), "csr_shaped", csr, true);
+    }
+    const IntegrationMatrix want = normalise_matrix(csr.input());
+    const std::size_t pixels = kCliNi * kCliNj;
+    for (const char* group : {"csr", "csc", "csr_shaped"}) {
+        INFO(group);
+        require_same_matrix(tool::read_matrix_file(mat + ":" + group, pixels), want);
+        require_same_matrix(tool::read_matrix_file(mat + ":" + group), want);
+    }
+
+    // pixels the matrix never uses at the end of the frame: only the frame's pixel count tells
+    test::RawMatrix short_csr = test::random_csr(24, pixels - 50, 2.0, 5);
+    short_csr.pixels = pixels;
+    const std::string mat2 = temp_path("cli_matrix_noshape_short.h5");
+    {
+        const tool::h5::Handle file = tool::h5::create_file(mat2);
+        write_matrix_arrays(file.get(), "csr", short_csr, false);
+        write_matrix_arrays(file.get(), "csc", test::to_csc(short_csr), false);
+    }
+    require_same_matrix(tool::read_matrix_file(mat2 + ":csr", pixels), normalise_matrix(short_csr.input()));
+    require_same_matrix(tool::read_matrix_file(mat2 + ":csc", pixels), normalise_matrix(short_csr.input()));
+
+    // end to end: the same powders as with the attribute
+    const std::string scan = temp_path("cli_scan_noshape.h5"), out = temp_path("cli_out_noshape.h5");
+    write_cli_scan(scan);
+    std::vector<double> first;
+    for (const char* group : {"csr_shaped", "csr", "csc"}) {
+        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --matrix " + mat + ":" + group +
+                                            " --cpu --quiet");
+        INFO(group << ": " << r.err);
+        REQUIRE(r.code == 0);
+        const auto powder = test::H5Reader(out).dataset<double>("/entry_data_data/powder", H5T_NATIVE_DOUBLE);
+        REQUIRE(powder.size() == kCliFrames * 24);
+        if (first.empty()) first = powder;
+        CHECK(powder == first);
+    }
+}
+
+TEST_CASE("every matrix file error names the file and the group", "[sparse-cli]") {
+    const std::string mat = temp_path("cli_matrix_errors.h5");
+    test::RawMatrix bad_index = cli_matrix();
+    bad_index.indices[3] = static_cast<std::int32_t>(kCliNi * kCliNj + 5);
+    {
+        const tool::h5::Handle file = tool::h5::create_file(mat);
+        write_matrix_arrays(file.get(), "good", cli_matrix(), true);
+        write_matrix_arrays(file.get(), "bad_index", bad_index, true);
+        tool::h5::Handle g(H5Gcreate2(file.get(), "no_indices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "g");
+        test::RawMatrix bad_shape = cli_matrix();
+        bad_shape.bins = 0;
+        write_matrix_arrays(file.get(), "bad_shape", bad_shape, true);
+    }
+    auto message = [](const std::string& spec, std::size_t pixels) {
+        try {
+            tool::read_matrix_file(spec, pixels);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::size_t pixels = kCliNi * kCliNj;
+    CHECK_THAT(message(mat + ":nope", pixels), Catch::StartsWith(mat + ":/nope: "));
+    CHECK_THAT(message(mat + ":no_indices", pixels), Catch::StartsWith(mat + ":/no_indices: ") && Catch::Contains("data"));
+    CHECK_THAT(message(mat + ":bad_shape", pixels), Catch::StartsWith(mat + ":/bad_shape: ") && Catch::Contains("shape"));
+    CHECK_THAT(message(mat + ":bad_index", pixels), Catch::StartsWith(mat + ":/bad_index: "));
+    CHECK_THAT(message(mat + ":good", pixels + 1), Catch::StartsWith(mat + ":/good: ") && Catch::Contains("pixels"));
+    CHECK_THAT(message(temp_path("cli_no_such_matrix.h5") + ":csr", pixels),
+               Catch::StartsWith(temp_path("cli_no_such_matrix.h5") + ":/csr: ") && Catch::Contains("cannot open"));
+    CHECK(message(mat + ":good", pixels) == "no error");
+
+    // and through the command, with exit 1 (bad data)
+    const std::string scan = temp_path("cli_scan_errors.h5");
+    write_cli_scan(scan);
+    const test::ToolResult r = run_tool("sparse " + scan + " -o " + temp_path("cli_out_errors.h5") + " --cut 4 --matrix " +
+                                        mat + ":bad_shape --cpu --quiet");
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains(mat + ":/bad_shape: "));
+}
+
+TEST_CASE("--help says what --acc i64 makes exact and that it refuses sums that could overflow", "[sparse-cli]") {
+    const test::ToolResult r = run_tool("sparse --help");
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("i64 sums integers") && Catch::Contains("fixed point") &&
+                          Catch::Contains("same on CPU and GPU") && Catch::Contains("refused"));
+    CHECK_THAT(r.out, !Catch::Contains("fixed-point, exact"));
+}

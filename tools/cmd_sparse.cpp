@@ -2,13 +2,19 @@
 // powder pattern, with a matrix) in an ImageD11 sparse file. A reader thread fetches the next
 // chunks (HDF5 direct chunk reads) while the current ones are decoded, on the GPU when there
 // is one.
+#include <sys/stat.h>
+
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <string>
 
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "sparse_job.hpp"
+#if BSLZ4_HAVE_HDF5
+#include "hdf5/matrix_file.hpp"
+#endif
 
 namespace bslz4::tool {
 
@@ -24,7 +30,12 @@ constexpr const char* kHelp =
     "  --mask FILE:PATH     mask dataset, NeXus convention (nonzero = do not use)\n"
     "  --no-mask            use every pixel (default: the file's NeXus pixel_mask when present)\n"
     "  --matrix FILE:GROUP  integration matrix (data, indices, indptr, attribute shape)\n"
-    "  --acc f64|f32|i64    powder accumulator (default f64; i64 = fixed-point, exact)\n"
+    "  --acc f64|f32|i64    powder accumulator (default f64). i64 sums integers: the weights\n"
+    "                       rounded once to fixed point (at most 24 bits) times integer\n"
+    "                       pixels, so each sum is exact and the same on CPU and GPU; the\n"
+    "                       scale keeps every sum within int64, and a matrix and pixel type\n"
+    "                       that would leave too few bits (or float or 64-bit pixels) are\n"
+    "                       refused: use f64\n"
     "  --frames A:B         frames A to B-1 of the scan (default all)\n"
     "  --cpu | --gpu        where to decode (default: the GPU when there is one)\n"
     "  --device N           which GPU (default 0)\n"
@@ -33,6 +44,24 @@ constexpr const char* kHelp =
 #if BSLZ4_HAVE_HDF5
 std::atomic<bool> interrupted{false};
 extern "C" void on_signal(int) { interrupted = true; }
+
+// True when both name one existing file (through links or other paths too).
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat sa {}, sb {};
+    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// The output would replace a file the run reads: refused before anything is read or written.
+void refuse_output_over_inputs(const SparseJob& job) {
+    auto check = [&](const std::string& file, const char* what) {
+        if (same_file(job.output, file))
+            throw UsageError("-o " + job.output + " is the " + what + " (" + file + "); give another output file (" +
+                             job.output + " is left unchanged)");
+    };
+    check(job.input, "input file");
+    if (!job.mask_spec.empty()) check(job.mask_spec.substr(0, job.mask_spec.rfind(':')), "--mask file");
+    if (!job.matrix_spec.empty()) check(parse_matrix_spec(job.matrix_spec).file, "--matrix file");
+}
 #endif
 
 }  // namespace
@@ -65,6 +94,13 @@ int cmd_sparse(const Args& raw) {
     job.mask_spec = args.get("--mask");
     job.no_mask = args.has("--no-mask");
     job.matrix_spec = args.get("--matrix");
+    if (!job.matrix_spec.empty()) {
+        try {
+            parse_matrix_spec(job.matrix_spec);
+        } catch (const Error& e) {
+            throw UsageError(std::string("--matrix: ") + e.what());
+        }
+    }
     try {
         job.acc = parse_accumulator(args.get("--acc", "f64"));
     } catch (const Error& e) {
@@ -77,9 +113,19 @@ int cmd_sparse(const Args& raw) {
     job.command_line = "bslz4 sparse";
     for (const std::string& a : raw) job.command_line += " " + a;
 
+    refuse_output_over_inputs(job);
+
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
-    const SparseSummary s = run_sparse_job(job, interrupted);
+    struct stat before {};
+    const bool existed = stat(job.output.c_str(), &before) == 0;
+    SparseSummary s;
+    try {
+        s = run_sparse_job(job, interrupted);
+    } catch (const Error& e) {
+        // The output is written under a temporary name and only renamed over -o at the end.
+        throw Error(std::string(e.what()) + " (" + job.output + (existed ? " is left unchanged)" : " is not written)"));
+    }
     std::printf("%s: %zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, %.0f frames/s on %s\n", job.output.c_str(),
                 s.frames, s.pixels, s.decoded_bytes / 1e9, s.seconds, s.seconds > 0 ? s.frames / s.seconds : 0.0,
                 s.decoder.c_str());

@@ -1,46 +1,99 @@
 #include "matrix_file.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include "bslz4/error.hpp"
 #include "hdf5_file.hpp"
 
 namespace bslz4::tool {
 
-IntegrationMatrix read_matrix_file(const std::string& spec) {
-    const std::size_t colon = spec.rfind(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size())
-        throw Error("matrix '" + spec + "': expected FILE.h5:GROUP");
-    const std::string file_name = spec.substr(0, colon);
-    std::string group = spec.substr(colon + 1);
-    if (group[0] != '/') group = "/" + group;
-    const h5::Handle file = h5::open_file(file_name);
-    const std::string what = file_name + ":" + group;
+namespace {
+
+struct Shape {
+    std::size_t bins = 0, pixels = 0;
+    MatrixLayout layout = MatrixLayout::csr;
+};
+
+Shape shape_from_attribute(const std::vector<std::int64_t>& shape, std::size_t indptr_size) {
+    if (shape.size() != 2 || shape[0] <= 0 || shape[1] <= 0) throw Error("attribute shape is not (bins, pixels)");
+    Shape s;
+    s.bins = static_cast<std::size_t>(shape[0]);
+    s.pixels = static_cast<std::size_t>(shape[1]);
+    s.layout = indptr_size == s.bins + 1 ? MatrixLayout::csr : MatrixLayout::csc;
+    return s;
+}
+
+// No shape attribute: see the header for the rule.
+Shape shape_from_arrays(const std::vector<std::int32_t>& indices, std::size_t indptr_size, std::size_t frame_pixels) {
+    if (indptr_size < 2) throw Error("no attribute shape, and indptr has " + std::to_string(indptr_size) +
+                                     " entries: cannot tell bins and pixels");
+    const std::size_t pointers = indptr_size - 1;
+    std::size_t extent = 0;  // the largest index + 1
+    for (std::int32_t i : indices) extent = std::max(extent, static_cast<std::size_t>(std::max(i, 0)) + 1);
+    Shape s;
+    const bool csc = frame_pixels ? pointers == frame_pixels : pointers > extent;
+    s.layout = csc ? MatrixLayout::csc : MatrixLayout::csr;
+    s.bins = csc ? std::max<std::size_t>(extent, 1) : pointers;
+    s.pixels = csc ? pointers : frame_pixels ? frame_pixels : std::max<std::size_t>(extent, 1);
+    return s;
+}
+
+// int64 as read -> int32 (the values are checked against the shape by normalise_matrix).
+std::vector<std::int32_t> narrow(const std::vector<std::int64_t>& v, const char* name) {
+    std::vector<std::int32_t> out(v.size());
+    for (std::size_t k = 0; k < v.size(); ++k) {
+        if (v[k] < -1 || v[k] > 0x7FFFFFFF) throw Error(std::string(name) + ": entry " + std::to_string(k) + " out of range");
+        out[k] = static_cast<std::int32_t>(v[k] < 0 ? -1 : v[k]);
+    }
+    return out;
+}
+
+IntegrationMatrix read_group(const MatrixSpec& spec, std::size_t frame_pixels) {
+    const h5::Handle file = h5::open_file(spec.file);
+    if (!h5::exists(file.get(), spec.group)) throw Error("no such group");
     auto read = [&](const char* name, auto zero, hid_t type) {
-        const h5::Handle d = h5::open_dataset(file.get(), group + "/" + name, file_name);
-        return h5::read_all<decltype(zero)>(d.get(), type, what + "/" + name);
+        const std::string path = spec.group + "/" + name;
+        if (!h5::exists(file.get(), path)) throw Error(std::string("no dataset ") + name);
+        const h5::Handle d = h5::open_dataset(file.get(), path, spec.file);
+        return h5::read_all<decltype(zero)>(d.get(), type, name);
     };
     const auto data = read("data", float{}, H5T_NATIVE_FLOAT);
-    const auto indices = read("indices", std::int64_t{}, H5T_NATIVE_INT64);
-    const auto indptr = read("indptr", std::int64_t{}, H5T_NATIVE_INT64);
-    const auto shape = h5::read_int_attribute(file.get(), group, "shape");
-    if (shape.size() != 2 || shape[0] <= 0 || shape[1] <= 0) throw Error(what + ": attribute shape is not (bins, pixels)");
-    // Indices as int32 (they are checked against the shape by normalise_matrix).
-    auto narrow = [&](const std::vector<std::int64_t>& v, const char* name) {
-        std::vector<std::int32_t> out(v.size());
-        for (std::size_t k = 0; k < v.size(); ++k) {
-            if (v[k] < -1 || v[k] > 0x7FFFFFFF) throw Error(what + "/" + name + ": entry " + std::to_string(k) + " out of range");
-            out[k] = static_cast<std::int32_t>(v[k] < 0 ? -1 : v[k]);
-        }
-        return out;
-    };
-    const auto idx = narrow(indices, "indices"), ptr = narrow(indptr, "indptr");
-    const std::size_t bins = static_cast<std::size_t>(shape[0]), pixels = static_cast<std::size_t>(shape[1]);
-    const MatrixLayout layout = ptr.size() == bins + 1 ? MatrixLayout::csr : MatrixLayout::csc;
-    const MatrixInput in{layout, bins, pixels, data.data(), data.size(), IndexType::i32, idx.data(), idx.size(),
-                         ptr.data(), ptr.size()};
+    const auto indices = narrow(read("indices", std::int64_t{}, H5T_NATIVE_INT64), "indices");
+    const auto indptr = narrow(read("indptr", std::int64_t{}, H5T_NATIVE_INT64), "indptr");
+    const Shape s = H5Aexists_by_name(file.get(), spec.group.c_str(), "shape", H5P_DEFAULT) > 0
+                        ? shape_from_attribute(h5::read_int_attribute(file.get(), spec.group, "shape"), indptr.size())
+                        : shape_from_arrays(indices, indptr.size(), frame_pixels);
+    const MatrixInput in{s.layout, s.bins, s.pixels, data.data(), data.size(), IndexType::i32, indices.data(), indices.size(),
+                         indptr.data(), indptr.size()};
+    IntegrationMatrix m = normalise_matrix(in);
+    if (frame_pixels && m.pixels != frame_pixels)
+        throw Error("the matrix has " + std::to_string(m.pixels) + " pixels, the frames have " + std::to_string(frame_pixels));
+    return m;
+}
+
+}  // namespace
+
+MatrixSpec parse_matrix_spec(const std::string& spec) {
+    const std::size_t colon = spec.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size())
+        throw Error("matrix '" + spec + "': FILE.h5:GROUP expected (the group holding data, indices and indptr)");
+    MatrixSpec s{spec.substr(0, colon), spec.substr(colon + 1)};
+    if (s.group[0] != '/') s.group = "/" + s.group;
+    return s;
+}
+
+IntegrationMatrix read_matrix_file(const std::string& spec_text, std::size_t frame_pixels) {
+    const MatrixSpec spec = parse_matrix_spec(spec_text);
+    const std::string where = spec.file + ":" + spec.group + ": ";
     try {
-        return normalise_matrix(in);
+        return read_group(spec, frame_pixels);
     } catch (const Error& e) {
-        throw Error(what + ": " + e.what());
+        // The HDF5 layer's messages may start with the file's name already.
+        std::string what = e.what();
+        if (what.rfind(spec.file + ": ", 0) == 0) what.erase(0, spec.file.size() + 2);
+        throw Error(where + what);
     }
 }
 

@@ -1,6 +1,14 @@
 #include "sparse_output.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
 
 #include "bslz4/error.hpp"
 
@@ -88,15 +96,80 @@ void append_rows(hid_t dataset, hid_t type, const void* data, std::size_t rows, 
         throw Error(std::string("cannot write ") + name);
 }
 
+// Where the output goes: `path`, or the file an existing symbolic link names (the link stays).
+// Refuses to replace what is not a regular file, or a file the user may not write.
+std::string output_target(const std::string& path) {
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0) return path;  // a new file (or an error the temporary's creation names)
+    std::string target = path;
+    if (S_ISLNK(st.st_mode)) {
+        if (char* real = realpath(path.c_str(), nullptr)) {
+            target = real;
+            std::free(real);
+            if (stat(target.c_str(), &st) != 0) return path;
+        } else {
+            return path;  // a dangling link: replaced by the file
+        }
+    }
+    if (!S_ISREG(st.st_mode)) throw Error(path + ": exists and is not a regular file; it is left unchanged");
+    if (access(target.c_str(), W_OK) != 0)
+        throw Error(path + ": exists and is not writable (" + std::strerror(errno) + "); it is left unchanged");
+    return target;
+}
+
+// An empty file beside `target` with a name no one else uses, with the mode of the file it
+// will replace (or the default one).
+std::string create_temporary(const std::string& target, const std::string& shown) {
+    struct stat st {};
+    const bool replaces = stat(target.c_str(), &st) == 0;
+    for (int n = 0;; ++n) {
+        const std::string name = target + ".part-" + std::to_string(getpid()) + (n ? "-" + std::to_string(n) : "");
+        const int fd = open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            if (replaces) fchmod(fd, st.st_mode & 07777);
+            close(fd);
+            return name;
+        }
+        if (errno != EEXIST || n == 1000)
+            throw Error(shown + ": cannot create the output file (" + std::strerror(errno) + " for " + name + ")");
+    }
+}
+
 }  // namespace
 
+TemporaryFile::~TemporaryFile() {
+    if (!path_.empty()) std::remove(path_.c_str());
+}
+
 SparseOutput::SparseOutput(const std::string& path, const OutputInfo& info)
-    : path_(path), info_(info), file_(h5::create_file(path)) {
+    : path_(path),
+      final_path_(output_target(path)),
+      info_(info),
+      exceptions_at_start_(std::uncaught_exceptions()),
+      temporary_(create_temporary(final_path_, path)),
+      file_(h5::create_file(temporary_.path())) {
+    // A throw from here on closes file_ and then removes the temporary (both are built).
     if (info.ni > 65536 || info.nj > 65536) throw Error(path + ": frames wider than 65536 pixels do not fit uint16 row/col");
     const hid_t root = file_.get();
     attribute(root, "command_line", info.command_line);
     attribute(root, "input_file", info.input_file);
     attribute(root, "writer", std::string("bslz4 sparse"));
+}
+
+SparseOutput::~SparseOutput() noexcept(false) {
+    const bool failed = std::uncaught_exceptions() > exceptions_at_start_;
+    datasets_.clear();
+    group_ = h5::Handle();
+    const bool flushed = failed || H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) >= 0;
+    file_ = h5::Handle();
+    if (failed) return;  // temporary_ removes the file: the output is left as it was
+    if (!flushed) throw Error(path_ + ": cannot write the output file (disk full?)");
+    if (std::rename(temporary_.path().c_str(), final_path_.c_str()) != 0) {
+        const std::string why = std::strerror(errno), kept = temporary_.path();
+        temporary_.keep();
+        throw Error(path_ + ": cannot rename the finished output over it (" + why + "); the results are in " + kept);
+    }
+    temporary_.keep();
 }
 
 void SparseOutput::begin_group(const std::string& dataset_path, std::size_t frames) {

@@ -3,9 +3,15 @@
 // intensity (the pixel type) and nnz (per frame), plus powder (frames x bins) with a matrix.
 // Every dataset is chunked and extendable and is appended batch by batch, and the file is
 // flushed after each, so an interrupted run leaves a readable file of the frames done.
+//
+// The file is written under a temporary name beside the output and renamed over it when the
+// object is destroyed normally (the job finished or was stopped): an existing file of that name
+// (perhaps open in another process, or the input itself) is never truncated. Destroyed while an
+// exception unwinds (the run failed), the temporary is removed and the output is left as it was.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bslz4/pixel_type.hpp"
@@ -25,9 +31,29 @@ struct OutputInfo {
     double powder_scale = 1;
 };
 
+// A file that is removed when this goes, unless kept.
+class TemporaryFile {
+public:
+    TemporaryFile() = default;
+    explicit TemporaryFile(std::string path) : path_(std::move(path)) {}
+    ~TemporaryFile();
+    TemporaryFile(const TemporaryFile&) = delete;
+    TemporaryFile& operator=(const TemporaryFile&) = delete;
+    const std::string& path() const { return path_; }
+    void keep() { path_.clear(); }
+
+private:
+    std::string path_;
+};
+
 class SparseOutput {
 public:
     SparseOutput(const std::string& path, const OutputInfo& info);
+    // Renames the finished (or stopped) file over `path`; throws when that fails. While an
+    // exception unwinds, removes the temporary instead.
+    ~SparseOutput() noexcept(false);
+    SparseOutput(const SparseOutput&) = delete;
+    SparseOutput& operator=(const SparseOutput&) = delete;
     // Starts the group of one input dataset, `frames` expected.
     void begin_group(const std::string& dataset_path, std::size_t frames);
     // Appends frames [0, count) of a batch (and their powders, with a matrix).
@@ -37,8 +63,11 @@ public:
 
 private:
     void write_attributes(hid_t group, bool complete);
-    std::string path_;
+    std::string path_;       // as given, for messages
+    std::string final_path_;  // where the file goes: path_, or what it links to
     OutputInfo info_;
+    int exceptions_at_start_ = 0;
+    TemporaryFile temporary_;  // before file_: closed after the file is
     h5::Handle file_;
     h5::Handle group_;
     std::vector<h5::Handle> datasets_;  // row, col, intensity, nnz, powder
