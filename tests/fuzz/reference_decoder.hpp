@@ -71,6 +71,7 @@ inline Refusal lz4_block(const std::uint8_t* src, std::size_t n, std::size_t cap
     if (n == 0) return Refusal::lz4_bounds;
     std::size_t ip = 0;
     for (;;) {
+        if (ip == n) return Refusal::lz4_bounds;  // the input ended after a match
         const unsigned token = src[ip++];
         std::size_t lit = token >> 4;
         if (!lz4_length(src, n, ip, lit)) return Refusal::lz4_bounds;
