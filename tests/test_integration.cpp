@@ -86,6 +86,31 @@ TEST_CASE("bad matrices are refused with a message naming the fault", "[matrix]"
     REQUIRE_THROWS_WITH(fixed_point_matrix(m, PixelType::f64), Catch::Contains("integer pixels, not f64"));
 }
 
+TEST_CASE("an indptr of the wrong length is named with the layout, the shape and what each layout needs", "[matrix]") {
+    const auto csr = test::random_csr(10, 50, 1.0, 2);
+    auto bad = csr;
+    bad.indptr.pop_back();
+    REQUIRE_THROWS_WITH(normalise_matrix(bad.input()),
+                        Catch::Equals("csr matrix of 10 bins x 50 pixels: indptr has 10 entries, bins + 1 = 11 expected "
+                                      "(one per bin, and the end)"));
+    auto csc = test::to_csc(csr);
+    csc.indptr.push_back(csc.indptr.back());
+    REQUIRE_THROWS_WITH(normalise_matrix(csc.input()),
+                        Catch::Equals("csc matrix of 10 bins x 50 pixels: indptr has 52 entries, pixels + 1 = 51 expected "
+                                      "(one per pixel, and the end)"));
+    // A csr indptr taken for a csc one (or the reverse) says so.
+    bad = csr;
+    bad.layout = MatrixLayout::csc;
+    REQUIRE_THROWS_WITH(normalise_matrix(bad.input()),
+                        Catch::Contains("csc matrix of 10 bins x 50 pixels: indptr has 11 entries, pixels + 1 = 51 expected") &&
+                            Catch::Contains("11 = bins + 1 is a csr matrix's indptr"));
+    csc = test::to_csc(csr);
+    csc.layout = MatrixLayout::csr;
+    REQUIRE_THROWS_WITH(normalise_matrix(csc.input()),
+                        Catch::Contains("csr matrix of 10 bins x 50 pixels: indptr has 51 entries, bins + 1 = 11 expected") &&
+                            Catch::Contains("51 = pixels + 1 is a csc matrix's indptr"));
+}
+
 TEST_CASE("mask folding drops the weights of masked pixels only", "[matrix]") {
     const IntegrationMatrix m = normalise_matrix(test::random_csr(20, 300, 2.0, 3).input());
     const auto mask = test::random_mask(300, 4);

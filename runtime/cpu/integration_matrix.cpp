@@ -32,9 +32,16 @@ IntegrationMatrix normalise_matrix(const MatrixInput& in) {
     if (in.bins == 0 || in.pixels == 0) throw Error("matrix shape " + str(in.bins) + " x " + str(in.pixels) + " is empty");
     if (in.pixels > 0xFFFFFFFFull || in.data_size > 0xFFFFFFFFull)
         throw Error("matrix too large for 32-bit indices");
-    if (in.indptr_size != major + 1)
-        throw Error("matrix indptr has " + str(in.indptr_size) + " entries, " + major_name + " + 1 = " + str(major + 1) +
-                    " expected");
+    if (in.indptr_size != major + 1) {
+        // Name the layout and shape given: a file's layout may have been guessed from this very
+        // length, so say when it is the other layout's.
+        std::string why = std::string(csc ? "csc" : "csr") + " matrix of " + str(in.bins) + " bins x " + str(in.pixels) +
+                          " pixels: indptr has " + str(in.indptr_size) + " entries, " + major_name + " + 1 = " +
+                          str(major + 1) + " expected (one per " + (csc ? "pixel" : "bin") + ", and the end)";
+        if (in.indptr_size == minor + 1)
+            why += "; " + str(in.indptr_size) + " = " + minor_name + " + 1 is a " + (csc ? "csr" : "csc") + " matrix's indptr";
+        throw Error(why);
+    }
     if (in.indices_size != in.data_size)
         throw Error("matrix has " + str(in.data_size) + " weights but " + str(in.indices_size) + " indices");
     if ((in.data_size && (!in.data || !in.indices)) || !in.indptr) throw Error("matrix array missing (null pointer)");
