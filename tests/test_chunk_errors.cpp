@@ -2,7 +2,13 @@
 // read or write out of bounds (this suite also runs under ASan/UBSan).
 #include <lz4.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstring>
+#include <fstream>
 #include <random>
 
 #include "bslz4/bslz4.hpp"
@@ -35,6 +41,33 @@ std::vector<std::uint8_t> lz4_of(std::size_t zeros) {
 std::vector<std::uint8_t> good_chunk(Codec codec = Codec::lz4) {
     const auto raw = bslz4::test::random_pixels<std::uint16_t>(1000, 3);
     return encode_chunk(raw, 2, {codec, 256, 3});
+}
+
+// Runs f in a child process allowed only 1 GiB more address space than it starts with (so
+// ASan's reserved shadow does not count); returns f's exit code, or 100 + the signal that killed
+// it. An allocation sized by a lying header fails there at once instead of taking gigabytes.
+template <class F>
+int with_1gib_more_address_space(F&& f) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        std::size_t pages = 0;
+        std::ifstream("/proc/self/statm") >> pages;
+        const rlim_t limit = pages * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (rlim_t{1} << 30);
+        const rlimit r{limit, limit};
+        if (setrlimit(RLIMIT_AS, &r) != 0) _exit(99);
+        int code = 98;
+        try {
+            code = f();
+        } catch (const std::bad_alloc&) {
+            code = 97;
+        } catch (...) {
+            code = 96;
+        }
+        _exit(code);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
 }
 
 }  // namespace
@@ -146,4 +179,52 @@ TEST_CASE("random corruption of a chunk gives an error or a frame, never a crash
             }
         }
     }
+}
+
+TEST_CASE("a valid chunk whose header says 4 GiB blocks decodes within its frame's memory", "[errors][memory]") {
+    const std::size_t ni = 64, nj = 48;
+    const auto raw = bslz4::test::random_pixels<std::uint16_t>(ni * nj, 11);
+    // One block of all 3072 elements, as with any block size past the frame's 6144 bytes.
+    auto chunk = encode_chunk(raw, 2, {Codec::lz4, 8192, 3});
+    put_be32(chunk, 8, 0xFFFFFFF0u);
+    REQUIRE(block_starts(chunk, 2).header.block_elems == 0x7FFFFFF8u);
+    // 0: right; 1: wrong; 97: an allocation of gigabytes failed (96: another exception).
+    REQUIRE(with_1gib_more_address_space([&] { return decode_chunk(chunk, 2) == raw ? 0 : 1; }) == 0);
+    REQUIRE(with_1gib_more_address_space([&] {
+                const std::vector<std::uint8_t> mask(ni * nj, 1);
+                Chunk2Sparse plain(mask, ni, nj, PixelType::u16, {Codec::lz4, 4});
+                const SparseBatch got = plain.multi(std::vector<ByteView>(8, ByteView(chunk)), 0.0);
+                const auto* v = reinterpret_cast<const std::uint16_t*>(raw.data());
+                std::size_t above = 0;
+                for (std::size_t i = 0; i < ni * nj; ++i) above += v[i] > 0;
+                return got.npixels[7] == above ? 0 : 1;
+            }) == 0);
+}
+
+TEST_CASE("a zstd frame whose header records 4 GiB is refused before anything is allocated", "[errors][memory]") {
+    // The chunk says 0xFFFFFFF8 bytes in one block; the 12-byte zstd frame records that content
+    // size (single segment, 4-byte size) but holds one empty raw block.
+    const std::vector<std::uint8_t> frame = {0x28, 0xB5, 0x2F, 0xFD, 0xA0, 0xF8, 0xFF, 0xFF, 0xFF, 0x01, 0x00, 0x00};
+    std::vector<std::uint8_t> c(16 + frame.size());
+    put_be64(c, 0, 0xFFFFFFF8u);
+    put_be32(c, 8, 0xFFFFFFF8u);
+    put_be32(c, 12, static_cast<std::uint32_t>(frame.size()));
+    std::copy(frame.begin(), frame.end(), c.begin() + 16);
+    const int code = with_1gib_more_address_space([&] {
+        try {
+            decode_chunk(c, 1, Codec::zstd);
+        } catch (const Error& e) {
+            return std::strstr(e.what(), "a zstd block of 12 bytes cannot decode to the 4294967288 bytes") ? 0 : 2;
+        }
+        return 1;
+    });
+    REQUIRE(code == 0);
+}
+
+TEST_CASE("a zstd frame recording more bytes than its block holds is named as such", "[errors]") {
+    auto c = encode_chunk(std::vector<std::uint8_t>(4096, 7), 1, {Codec::zstd, 4096, 3});
+    put_be64(c, 0, 2048);  // one block of 2048 bytes; its frame records 4096
+    put_be32(c, 8, 2048);
+    REQUIRE_THROWS_WITH(decode_chunk(c, 1, Codec::zstd),
+                        Catch::Contains("block 0 of 1") && Catch::Contains("zstd frame records 4096 bytes of content, not the block's 2048"));
 }

@@ -1,5 +1,6 @@
 #include "chunk_decoder.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -38,6 +39,10 @@ void ChunkDecoder::decode_block(std::size_t b, BlockScratch& scratch, std::uint8
                     std::to_string(at) + "): " + e.what());
     }
     bit_unshuffle(scratch.planes.data(), dst, n, es, scratch.rows.data());
+}
+
+std::size_t ChunkDecoder::buffer_bytes() const {
+    return std::max(layout_.largest_block_elems(), layout_.tail_elems) * layout_.header.elem_size;
 }
 
 void ChunkDecoder::copy_tail(std::uint8_t* dst) const {

@@ -34,6 +34,10 @@ public:
     // The raw last (n mod 8) elements, copied to dst.
     void copy_tail(std::uint8_t* dst) const;
 
+    // The most bytes for_each_block hands its sink at once, the size its buffer needs: the
+    // largest block or the tail, bounded by the frame (not by the header's block size).
+    std::size_t buffer_bytes() const;
+
     // Calls sink(first_element, pixels, count) for every block and the tail, in order.
     template <class Sink>
     void for_each_block(BlockScratch& scratch, std::uint8_t* buffer, Sink&& sink) const {

@@ -60,7 +60,7 @@ BlockLayout block_starts(ByteView chunk, std::size_t elem_size, std::uint64_t ex
         throw Error("header claims " + str(h.decoded_bytes) + " bytes in " + str(nblocks) + " blocks, more than a " +
                     str(chunk.size) + "-byte chunk can hold");
     layout.starts.reserve(static_cast<std::size_t>(nblocks));
-    layout.last_block_elems = static_cast<std::size_t>(last ? last : h.block_elems);
+    layout.last_block_elems = static_cast<std::size_t>(last ? last : full_blocks ? h.block_elems : 0);
     std::uint64_t pos = kChunkHeaderBytes;
     for (std::uint64_t b = 0; b < nblocks; ++b) {
         if (chunk.size - pos < kBlockHeaderBytes)

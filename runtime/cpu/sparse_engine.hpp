@@ -58,7 +58,7 @@ public:
                            EachBlock&& each_block = {}) {
         const ChunkDecoder decoder(chunk, bpp, options.codec, npix * bpp);
         WorkerSpace& ws = workers[worker];
-        const std::size_t block_bytes = decoder.layout().header.block_elems * bpp;
+        const std::size_t block_bytes = decoder.buffer_bytes();
         if (ws.block.size() < block_bytes) ws.block.resize(block_bytes);
         return visit_pixel_type(type, [&](auto zero) {
             using T = decltype(zero);

@@ -1,20 +1,29 @@
 #include <zstd.h>
 
+#include <algorithm>
+#include <string>
+
 #include "block_codec.hpp"
 #include "bslz4/error.hpp"
 
 namespace bslz4::detail {
 
 std::uint64_t max_decoded_zstd(ByteView src) {
-    // Without a recorded content size: a zstd block holds at most 128 KiB and takes at least
-    // 4 bytes (3-byte header, 1-byte RLE), so at most 32768 output bytes per input byte.
+    // Whatever a frame's header records, its output comes from blocks of at most 128 KiB, each
+    // taking at least 4 bytes (3-byte header, 1-byte RLE): at most 32768 output bytes per input
+    // byte. A recorded content size can only lower that bound (a lying one must not raise it).
     constexpr std::uint64_t kMaxRatio = 32768;
-    const unsigned long long size = ZSTD_getFrameContentSize(src.data, src.size);
-    if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR) return std::uint64_t{src.size} * kMaxRatio;
-    return size;
+    const std::uint64_t by_size = std::uint64_t{src.size} * kMaxRatio;
+    const unsigned long long recorded = ZSTD_getFrameContentSize(src.data, src.size);
+    if (recorded == ZSTD_CONTENTSIZE_UNKNOWN || recorded == ZSTD_CONTENTSIZE_ERROR) return by_size;
+    return std::min<std::uint64_t>(recorded, by_size);
 }
 
 void decompress_zstd(ByteView src, std::uint8_t* dst, std::size_t expected) {
+    const unsigned long long recorded = ZSTD_getFrameContentSize(src.data, src.size);
+    if (recorded != ZSTD_CONTENTSIZE_UNKNOWN && recorded != ZSTD_CONTENTSIZE_ERROR && recorded != expected)
+        throw Error("zstd frame records " + std::to_string(recorded) + " bytes of content, not the block's " +
+                    std::to_string(expected));
     const std::size_t got = ZSTD_decompress(dst, expected, src.data, src.size);
     if (ZSTD_isError(got)) throw Error(std::string("zstd frame fails to decode: ") + ZSTD_getErrorName(got));
     if (got != expected)

@@ -38,6 +38,11 @@ struct BlockLayout {
     std::size_t block_elems(std::size_t b) const {
         return b + 1 == starts.size() ? last_block_elems : header.block_elems;
     }
+    // Elements in the largest block actually present: never more than the frame, however large
+    // the header's block size (0 without blocks).
+    std::size_t largest_block_elems() const {
+        return starts.empty() ? 0 : starts.size() == 1 ? last_block_elems : header.block_elems;
+    }
 };
 
 // bitshuffle's default block: 8192 bytes of elements, rounded down to a multiple of 8, >= 128.
