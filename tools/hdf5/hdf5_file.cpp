@@ -8,7 +8,7 @@
 namespace bslz4::tool::h5 {
 
 Handle::Handle(hid_t id, herr_t (*close)(hid_t), const std::string& what) : id_(id), close_(close) {
-    if (id < 0) throw Error(what);
+    if (id < 0) throw failure(what);
 }
 Handle::~Handle() {
     if (id_ >= 0 && close_) close_(id_);
@@ -29,7 +29,30 @@ std::mutex& library_mutex() {
     return m;
 }
 
-void quiet_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void quiet_errors() {
+    thread_local bool quiet = false;
+    if (!quiet) quiet = H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
+}
+
+Lock::Lock() : lock_(library_mutex()) { quiet_errors(); }
+Lock::~Lock() { H5Eclear2(H5E_DEFAULT); }
+
+namespace {
+
+// The first entry of an upward walk is where HDF5 found the fault: the most specific reason.
+herr_t keep_innermost(unsigned n, const H5E_error2_t* e, void* reason) {
+    if (n == 0 && e->desc && *e->desc) *static_cast<std::string*>(reason) = e->desc;
+    return 0;
+}
+
+}  // namespace
+
+Error failure(const std::string& what) {
+    std::string reason;
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &reason);
+    H5Eclear2(H5E_DEFAULT);
+    return Error(reason.empty() ? what : what + " (HDF5: " + reason + ")");
+}
 
 Handle open_file(const std::string& path, bool write) {
     quiet_errors();
@@ -61,8 +84,41 @@ bool exists(hid_t loc, const std::string& path) {
     return H5Oexists_by_name(loc, path.c_str(), H5P_DEFAULT) > 0;
 }
 
+std::string dangling_link(hid_t loc, const std::string& path) {
+    std::size_t at = 0;
+    while (at < path.size()) {
+        const std::size_t next = path.find('/', at + 1);
+        const std::string link = path.substr(0, next);
+        if (link != "/" && !link.empty()) {
+            if (H5Lexists(loc, link.c_str(), H5P_DEFAULT) <= 0) return "";
+            if (H5Oexists_by_name(loc, link.c_str(), H5P_DEFAULT) <= 0) {
+                H5L_info_t info{};
+                if (H5Lget_info(loc, link.c_str(), &info, H5P_DEFAULT) < 0) return link + " is a link that does not resolve";
+                std::vector<char> value(info.type == H5L_TYPE_HARD ? 0 : info.u.val_size + 1);
+                if (value.empty() || H5Lget_val(loc, link.c_str(), value.data(), value.size(), H5P_DEFAULT) < 0)
+                    return link + " is a link that does not resolve";
+                if (info.type == H5L_TYPE_SOFT) return link + " is a soft link to " + value.data() + ", which does not exist";
+                unsigned flags = 0;
+                const char* target_file = nullptr;
+                const char* target_object = nullptr;
+                if (info.type == H5L_TYPE_EXTERNAL &&
+                    H5Lunpack_elink_val(value.data(), info.u.val_size, &flags, &target_file, &target_object) >= 0)
+                    return link + " is an external link to " + target_file + ":" + target_object +
+                           ", which cannot be opened (file missing or unreadable, or no such object in it)";
+                return link + " is a link (HDF5 type " + std::to_string(static_cast<int>(info.type)) + ") that does not resolve";
+            }
+        }
+        if (next == std::string::npos) break;
+        at = next;
+    }
+    return "";
+}
+
 Handle open_dataset(hid_t file, const std::string& path, const std::string& file_name) {
-    if (!exists(file, path)) throw Error(file_name + ": no dataset " + path);
+    if (!exists(file, path)) {
+        const std::string dangling = dangling_link(file, path);
+        throw Error(file_name + ": " + (dangling.empty() ? "no dataset " + path : "cannot open " + path + ": " + dangling));
+    }
     return Handle(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose, file_name + ": cannot open dataset " + path);
 }
 
@@ -86,7 +142,7 @@ template <class T>
 std::vector<T> read_all(hid_t dataset, hid_t memtype, const std::string& what) {
     Handle space(H5Dget_space(dataset), H5Sclose, what + ": no dataspace");
     std::vector<T> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())));
-    if (H5Dread(dataset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) throw Error(what + ": cannot read");
+    if (H5Dread(dataset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) throw failure(what + ": cannot read");
     return out;
 }
 template std::vector<float> read_all<float>(hid_t, hid_t, const std::string&);
@@ -96,22 +152,83 @@ template std::vector<std::uint32_t> read_all<std::uint32_t>(hid_t, hid_t, const 
 template std::vector<std::uint8_t> read_all<std::uint8_t>(hid_t, hid_t, const std::string&);
 template std::vector<std::int64_t> read_all<std::int64_t>(hid_t, hid_t, const std::string&);
 
+namespace {
+
+const char* class_name(H5T_class_t c) {
+    switch (c) {
+        case H5T_INTEGER: return "integer";
+        case H5T_FLOAT: return "float";
+        case H5T_TIME: return "time";
+        case H5T_STRING: return "string";
+        case H5T_BITFIELD: return "bitfield";
+        case H5T_OPAQUE: return "opaque";
+        case H5T_COMPOUND: return "compound";
+        case H5T_REFERENCE: return "reference";
+        case H5T_ENUM: return "enum";
+        case H5T_VLEN: return "variable-length";
+        case H5T_ARRAY: return "array";
+        default: return "unknown";
+    }
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> read_nonzero(hid_t dataset, std::size_t expected, const std::string& what) {
+    const Handle space(H5Dget_space(dataset), H5Sclose, what + ": no dataspace");
+    const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+    if (n < 0 || static_cast<std::uint64_t>(n) != expected)
+        throw Error(what + ": " + std::to_string(n) + " values, the frames have " + std::to_string(expected) + " pixels");
+    const Handle type(H5Dget_type(dataset), H5Tclose, what + ": no datatype");
+    const H5T_class_t cls = H5Tget_class(type.get());
+    const std::size_t size = H5Tget_size(type.get());
+    std::vector<std::uint8_t> out(expected);
+    if (cls == H5T_FLOAT && size <= sizeof(double)) {
+        // every float of up to 8 bytes is exactly a double; NaN != 0 holds, -0.0 != 0 does not
+        const auto values = read_all<double>(dataset, H5T_NATIVE_DOUBLE, what);
+        for (std::size_t i = 0; i < expected; ++i) out[i] = values[i] != 0;
+    } else if (cls == H5T_INTEGER || cls == H5T_ENUM || cls == H5T_BITFIELD) {
+        // read as the native type of the same size and sign, which only reorders the bytes (a
+        // conversion to another type would clamp negatives and large values): zero is all bytes zero
+        const Handle native(H5Tget_native_type(type.get(), H5T_DIR_ASCEND), H5Tclose, what + ": no native type");
+        const std::size_t width = H5Tget_size(native.get());
+        std::vector<std::uint8_t> bytes(expected * width);
+        if (H5Dread(dataset, native.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()) < 0) throw failure(what + ": cannot read");
+        for (std::size_t i = 0; i < expected; ++i)
+            for (std::size_t k = 0; k < width; ++k) out[i] |= bytes[i * width + k] != 0;
+    } else {
+        throw Error(what + ": a mask of " + class_name(cls) + " values (" + std::to_string(size) +
+                    " bytes); integers, floats or an enum (bool) expected, nonzero = do not use");
+    }
+    return out;
+}
+
 std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& object, const std::string& name) {
     Handle a(H5Aopen_by_name(loc, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
              object + ": no attribute " + name);
     Handle space(H5Aget_space(a.get()), H5Sclose, name);
     std::vector<std::int64_t> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())));
-    if (H5Aread(a.get(), H5T_NATIVE_INT64, out.data()) < 0) throw Error(object + ": cannot read attribute " + name);
+    if (H5Aread(a.get(), H5T_NATIVE_INT64, out.data()) < 0) throw failure(object + ": cannot read attribute " + name);
     return out;
 }
 
-std::vector<std::uint8_t> read_chunk(hid_t dataset, const std::vector<hsize_t>& offset, const std::string& what) {
+std::vector<std::uint8_t> read_chunk(hid_t dataset, const std::vector<hsize_t>& offset, const std::string& what,
+                                     std::uint64_t largest_valid) {
     hsize_t bytes = 0;
-    if (H5Dget_chunk_storage_size(dataset, offset.data(), &bytes) < 0) throw Error(what + ": chunk not stored");
+    if (H5Dget_chunk_storage_size(dataset, offset.data(), &bytes) < 0) throw failure(what + ": chunk not stored");
+    const Handle file(H5Iget_file_id(dataset), H5Fclose, what + ": no file");
+    hsize_t file_bytes = 0;
+    if (H5Fget_filesize(file.get(), &file_bytes) < 0) throw failure(what + ": the file's size is unknown");
+    if (bytes > file_bytes)
+        throw Error(what + ": the chunk index says the chunk has " + std::to_string(bytes) + " bytes, more than the file's " +
+                    std::to_string(file_bytes) + " bytes (damaged chunk index)");
+    if (bytes > largest_valid)
+        throw Error(what + ": the chunk index says the chunk has " + std::to_string(bytes) +
+                    " bytes, more than any chunk of this frame can hold (at most " + std::to_string(largest_valid) +
+                    " bytes; damaged chunk index)");
     std::vector<std::uint8_t> out(bytes);
     std::uint32_t filters = 0;
     if (bytes && H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &filters, out.data()) < 0)
-        throw Error(what + ": direct chunk read failed");
+        throw failure(what + ": direct chunk read failed");
     if (filters != 0) throw Error(what + ": the chunk was stored with its filter skipped (filter mask " + std::to_string(filters) + ")");
     return out;
 }

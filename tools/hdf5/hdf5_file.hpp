@@ -29,16 +29,38 @@ private:
     herr_t (*close_)(hid_t) = nullptr;
 };
 
-// The HDF5 library is not thread-safe as Debian and Ubuntu build it: every call made while
-// another thread may call it holds this lock.
+// HDF5 may be built without thread safety (then one thread at a time may call it): every call
+// made while another thread may call it holds this lock.
 std::mutex& library_mutex();
 
-// Silences HDF5's own error printing for the life of the process (our messages say it all).
+// Keeps HDF5 from printing its error stack on the calling thread (a thread-safe HDF5 keeps one
+// stack, and one printing setting, per thread): our messages say it all.
 void quiet_errors();
+
+// library_mutex() held, and HDF5 quiet on this thread; on release this thread's error stack is
+// cleared, which frees HDF5's copies of its messages.
+class Lock {
+public:
+    Lock();
+    ~Lock();
+    Lock(const Lock&) = delete;
+    Lock& operator=(const Lock&) = delete;
+
+private:
+    std::lock_guard<std::mutex> lock_;
+};
+
+// `what`, with the innermost reason on this thread's HDF5 error stack appended when there is one
+// ("what (HDF5: reason)"); the stack is cleared.
+Error failure(const std::string& what);
 
 Handle open_file(const std::string& path, bool write = false);
 Handle create_file(const std::string& path);
 bool exists(hid_t loc, const std::string& path);  // every link on the path exists and resolves
+// When a link on the path exists but does not resolve: "LINK is a soft link to TARGET" or "LINK
+// is an external link to FILE:OBJECT" (the first such link); "" otherwise.
+std::string dangling_link(hid_t loc, const std::string& path);
+// Refuses a missing dataset, naming the link that does not resolve when that is why.
 Handle open_dataset(hid_t file, const std::string& path, const std::string& file_name);
 
 std::vector<hsize_t> dataset_shape(hid_t dataset);
@@ -46,9 +68,16 @@ std::vector<hsize_t> chunk_shape(hid_t dataset);  // empty when not chunked
 
 template <class T>
 std::vector<T> read_all(hid_t dataset, hid_t memtype, const std::string& what);
+// 1 where the dataset's element is nonzero, read in the dataset's own type (an integer of any
+// size and sign, an enum such as h5py's bool, a bitfield, or a float: NaN is nonzero, -0.0 is
+// zero). Refuses other classes, and a dataset of other than `expected` elements before reading.
+std::vector<std::uint8_t> read_nonzero(hid_t dataset, std::size_t expected, const std::string& what);
 std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& object, const std::string& name);
 
-// The raw stored chunk at the given offset (e.g. {frame, 0, 0}).
-std::vector<std::uint8_t> read_chunk(hid_t dataset, const std::vector<hsize_t>& offset, const std::string& what);
+// The raw stored chunk at the given offset (e.g. {frame, 0, 0}). The size the chunk index gives
+// is refused, before anything is allocated, when it is larger than the file or than
+// `largest_valid` (what any valid chunk of the dataset can be).
+std::vector<std::uint8_t> read_chunk(hid_t dataset, const std::vector<hsize_t>& offset, const std::string& what,
+                                     std::uint64_t largest_valid = UINT64_MAX);
 
 }  // namespace bslz4::tool::h5
