@@ -86,11 +86,8 @@ std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& sca
         const std::string file_name = job.mask_spec.substr(0, colon), path = job.mask_spec.substr(colon + 1);
         const h5::Handle file = h5::open_file(file_name);
         const h5::Handle d = h5::open_dataset(file.get(), path, file_name);
-        const auto values = h5::read_all<std::uint32_t>(d.get(), H5T_NATIVE_UINT32, job.mask_spec);
-        if (values.size() != use.size())
-            throw Error(job.mask_spec + ": " + std::to_string(values.size()) + " pixels, the frames have " +
-                        std::to_string(use.size()));
-        for (std::size_t i = 0; i < use.size(); ++i) use[i] = values[i] == 0;
+        const auto masked = h5::read_nonzero(d.get(), use.size(), job.mask_spec);
+        for (std::size_t i = 0; i < use.size(); ++i) use[i] = !masked[i];
         source = job.mask_spec;
     } else if (!scan.nexus_mask.empty()) {
         for (std::size_t i = 0; i < use.size(); ++i) use[i] = scan.nexus_mask[i] == 0;
@@ -165,7 +162,7 @@ private:
             for (std::size_t first = a; first < b; first += kBatchFrames) {
                 std::vector<std::vector<std::uint8_t>> chunks;
                 for (std::size_t f = first; f < std::min(b, first + kBatchFrames); ++f) {
-                    std::lock_guard<std::mutex> h5lock(h5::library_mutex());
+                    const h5::Lock h5lock;  // quiet on this thread too
                     chunks.push_back(read_frame_chunk(scan_, d_, f));
                 }
                 std::unique_lock<std::mutex> lock(m_);
@@ -196,7 +193,8 @@ private:
 }  // namespace
 
 SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop) {
-    const ScanInput scan = open_scan(job.input, job.dataset);
+    const ScanInput scan =
+        open_scan(job.input, job.dataset, job.no_mask || !job.mask_spec.empty() ? NexusMask::skip : NexusMask::read);
     OutputInfo info;
     info.command_line = job.command_line;
     info.input_file = job.input;
@@ -227,7 +225,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         if (lb <= offset || la >= lb - offset) continue;
         const std::size_t local_end = lb - offset;
         {
-            std::lock_guard<std::mutex> h5lock(h5::library_mutex());
+            const h5::Lock h5lock;
             out.begin_group(scan.datasets[d].path, local_end - la);
         }
         ChunkReader reader(scan, d, la, local_end);
@@ -242,7 +240,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
                 rethrow_with_frame(e, scan, d, first);
             }
             {
-                std::lock_guard<std::mutex> h5lock(h5::library_mutex());
+                const h5::Lock h5lock;
                 out.append(result.sparse, info.bins ? &result.powder : nullptr, views.size());
             }
             for (std::size_t f = 0; f < views.size(); ++f) summary.pixels += result.sparse.npixels[f];
@@ -253,7 +251,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
                 break;
             }
         }
-        std::lock_guard<std::mutex> h5lock(h5::library_mutex());
+        const h5::Lock h5lock;
         out.close_group(!summary.interrupted);
     }
     progress.finish();

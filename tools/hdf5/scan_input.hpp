@@ -28,14 +28,27 @@ struct ScanInput {
     Codec codec = Codec::lz4;
     std::vector<std::uint8_t> nexus_mask;  // nonzero = do not use; empty when the file has none
     std::string nexus_mask_path;
+    std::uint64_t largest_chunk = 0;  // bytes: no valid chunk of one frame is larger
 };
 
 constexpr const char* kNexusPixelMask = "/entry/instrument/detector/pixel_mask";
 constexpr std::uint32_t kBitshuffleFilter = 32008;
 
+// The codec of a dataset stored with bitshuffle (filter 32008) alone, after checking the values
+// recorded with the filter: bitshuffle's layout, version 0.x, the element size of the dataset's
+// pixels (elem_size), a block size of whole 8-element groups, lz4 or zstd. `what` names it.
+Codec bitshuffle_codec(hid_t dataset, std::size_t elem_size, const std::string& what);
+
+// The largest chunk bitshuffle can make of a frame of `pixels` elements of elem_size bytes: every
+// block as small as allowed (8 elements), each the codec's worst case, behind its 4-byte length.
+std::uint64_t largest_chunk_bytes(std::uint64_t pixels, std::size_t elem_size, Codec codec);
+
 // dataset: a path, or "" for the usual places: /entry/data/data, else /entry/data/data_NNNNNN
 // (an Eiger master file's links) in order.
-ScanInput open_scan(const std::string& file_name, const std::string& dataset);
+// The NeXus pixel_mask is read (a link to it that does not resolve is an error) unless the
+// caller masks otherwise.
+enum class NexusMask { read, skip };
+ScanInput open_scan(const std::string& file_name, const std::string& dataset, NexusMask nexus = NexusMask::read);
 
 // The stored chunk of frame f of dataset d.
 std::vector<std::uint8_t> read_frame_chunk(const ScanInput& scan, std::size_t d, std::size_t f);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bslz4/codec.hpp"
 #include "bslz4/integration_matrix.hpp"
 #include "bslz4/pixel_type.hpp"
 
@@ -16,6 +17,15 @@ namespace bslz4::tool {
 void write_scan(const std::string& path, std::size_t ni, std::size_t nj, PixelType type, std::size_t frames,
                 const std::vector<std::uint8_t>& nexus_mask,
                 const std::vector<std::vector<std::uint8_t>>& chunks);
+
+// How the chunks given were compressed, for the filter's values (the level is only recorded).
+struct ScanCompression {
+    Codec codec = Codec::lz4;
+    int zstd_level = 3;
+};
+void write_scan(const std::string& path, std::size_t ni, std::size_t nj, PixelType type, std::size_t frames,
+                const std::vector<std::uint8_t>& nexus_mask, const std::vector<std::vector<std::uint8_t>>& chunks,
+                const ScanCompression& compression);
 
 // GROUP/data, indices, indptr and the attribute shape = (bins, pixels), CSR.
 void write_matrix(const std::string& path, const std::string& group, const IntegrationMatrix& m);
