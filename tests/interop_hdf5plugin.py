@@ -1,8 +1,12 @@
 #!/usr/bin/python3
 """Our chunks against the reference HDF5 filter (hdf5plugin's bitshuffle, filter 32008), both
 ways: chunks written by `bslz4 encode` are read back through HDF5 with the plugin, and chunks
-the plugin compressed are decoded by `bslz4 decode`. Runs under the venv that tools/bootstrap.sh
-makes ($BSLZ4_INTEROP_VENV); exits 77 (skipped) without h5py and hdf5plugin.
+the plugin compressed are decoded by `bslz4 decode`; and a scan written by `bslz4 demo` (our
+scan writer, with or without a system filter plugin) is read through the plugin. Every dataset's
+stored filter values and every chunk's filter mask are checked, not assumed: a plugin that
+cannot do zstd may store a chunk unfiltered, or record other values than asked for. Runs under
+the venv that tools/bootstrap.sh makes ($BSLZ4_INTEROP_VENV); exits 77 (skipped) without h5py
+and hdf5plugin.
 """
 import os
 import subprocess
@@ -30,16 +34,42 @@ TYPES = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "
 SHAPES = [(1, 1), (1, 7), (3, 5), (17, 33), (130, 257)]
 
 
-def codecs():
+CODEC_VALUE = {"lz4": 2, "zstd": 3}  # bitshuffle's compression value (its fifth)
+
+
+def stored_filter(d):
+    """(filter id, its values) as stored with dataset d."""
+    fid, _flags, values, _name = d.id.get_create_plist().get_filter(0)
+    return fid, tuple(values)
+
+
+def layout_problem(d, cname):
+    """What is wrong with d's stored bitshuffle values for cname chunks of d's type, or None."""
+    fid, v = stored_filter(d)
+    if fid != hdf5plugin.BSHUF_ID:
+        return f"filter {fid}, not bitshuffle"
+    if len(v) not in (5, 6) or v[0] != 0 or v[2] != d.dtype.itemsize or v[3] % 8 or v[4] != CODEC_VALUE[cname]:
+        return f"values {v}: not (0, minor, {d.dtype.itemsize}, block, {CODEC_VALUE[cname]}[, level])"
+    return None
+
+
+def codecs(tmp):
+    """The codecs this hdf5plugin really stores: asked for zstd, an old one stores lz4 or nothing."""
     out = ["lz4"]
     try:
-        hdf5plugin.Bitshuffle(cname="zstd")
-        out.append("zstd")
-    except (TypeError, ValueError):
-        print("note: this hdf5plugin has no zstd bitshuffle; lz4 only")
-    return out
-
-
+        filt = hdf5plugin.Bitshuffle(cname="zstd")
+    except (TypeError, ValueError) as e:
+        print(f"note: this hdf5plugin has no zstd bitshuffle ({e}); lz4 only")
+        return out
+    with h5py.File(os.path.join(tmp, "probe.h5"), "w") as f:
+        d = f.create_dataset("d", data=np.arange(4096, dtype=np.uint16)[None], chunks=(1, 4096), **filt)
+        _, values = stored_filter(d)
+        mask, _ = d.id.read_direct_chunk((0, 0))
+    if len(values) < 5 or values[4] != CODEC_VALUE["zstd"] or mask != 0:
+        print(f"note: this hdf5plugin, asked for zstd, stored filter values {values} and filter mask {mask}: "
+              "no zstd; lz4 only")
+        return out
+    return out + ["zstd"]
 def frame(dtype, shape, seed):
     rng = np.random.default_rng(seed)
     if np.issubdtype(dtype, np.floating):
@@ -55,14 +85,42 @@ def frame(dtype, shape, seed):
 
 
 def run(*args):
-    subprocess.run([TOOL, *args], check=True)
+    subprocess.run([TOOL, *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def check_our_scan(tmp):
+    """A scan written by our scan writer (`bslz4 demo`), read through the plugin: its values,
+    each chunk's filter mask, and each frame against `bslz4 decode` of its raw chunk."""
+    failures = 0
+    scan_dir = os.path.join(tmp, "demo")
+    os.mkdir(scan_dir)
+    run("demo", "--frames", "2", "--cpu", "--dir", scan_dir)
+    with h5py.File(os.path.join(scan_dir, "scan.h5"), "r") as f:
+        d = f["/entry/data/data"]
+        problem = layout_problem(d, "lz4")
+        if problem:
+            print(f"FAIL our scan's filter: {problem}")
+            return 1
+        print(f"our scan's bitshuffle values: {stored_filter(d)[1]}")
+        for k in range(d.shape[0]):
+            mask, raw = d.id.read_direct_chunk((k, 0, 0))
+            chunk = os.path.join(tmp, "scan_chunk")
+            open(chunk, "wb").write(raw)
+            run("decode", "--dtype", "u16", chunk, "-o", chunk + ".raw")
+            ours = np.fromfile(chunk + ".raw", dtype="<u2").reshape(d.shape[1:])
+            if mask != 0 or not np.array_equal(d[k], ours):
+                print(f"FAIL our scan frame {k}: filter mask {mask}, equal {np.array_equal(d[k], ours)}")
+                failures += 1
+    return failures
 
 
 def main():
     failures = 0
     checked = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for cname in codecs():
+        failures += check_our_scan(tmp)
+        checked += 1
+        for cname in codecs(tmp):
             for name, dtype in TYPES.items():
                 for shape in SHAPES:
                     a = frame(dtype, shape, hash((name, shape)) & 0xFFFF)
@@ -71,6 +129,7 @@ def main():
                     a.tofile(raw)
                     filt = hdf5plugin.Bitshuffle(cname=cname)
                     h5 = os.path.join(tmp, "x.h5")
+                    case = f"{cname} {name} {shape}"
                     # ours -> the plugin
                     for block in (None, 8 * a.itemsize * 4):
                         extra = ["--block-bytes", str(block)] if block else []
@@ -79,20 +138,28 @@ def main():
                             d = f.create_dataset("d", shape=(1, *shape), dtype=dtype, chunks=(1, *shape), **filt)
                             d.id.write_direct_chunk((0, 0, 0), open(chunk, "rb").read(), filter_mask=0)
                         with h5py.File(h5, "r") as f:
+                            problem = layout_problem(f["d"], cname)
+                            mask, _ = f["d"].id.read_direct_chunk((0, 0, 0))
                             back = f["d"][0]
-                        if back.tobytes() != a.tobytes():
-                            print(f"FAIL ours->plugin {cname} {name} {shape} block {block}")
+                        if problem or mask != 0 or back.tobytes() != a.tobytes():
+                            print(f"FAIL ours->plugin {case} block {block}: {problem or ''} filter mask {mask}")
                             failures += 1
                         checked += 1
-                    # the plugin -> ours
+                    # the plugin -> ours: only what it really filtered
                     with h5py.File(h5, "w") as f:
                         f.create_dataset("d", data=a[None], chunks=(1, *shape), **filt)
                     with h5py.File(h5, "r") as f:
-                        _, data = f["d"].id.read_direct_chunk((0, 0, 0))
+                        problem = layout_problem(f["d"], cname)
+                        mask, data = f["d"].id.read_direct_chunk((0, 0, 0))
+                    if problem or mask != 0:
+                        print(f"FAIL plugin->ours {case}: the plugin stored {problem or ''} filter mask {mask}")
+                        failures += 1
+                        checked += 1
+                        continue
                     open(chunk, "wb").write(data)
                     run("decode", "--dtype", name, "--codec", cname, chunk, "-o", raw + ".back")
                     if open(raw + ".back", "rb").read() != a.tobytes():
-                        print(f"FAIL plugin->ours {cname} {name} {shape}")
+                        print(f"FAIL plugin->ours {case}")
                         failures += 1
                     checked += 1
     print(f"interop with hdf5plugin {hdf5plugin.version}: {checked - failures} passed, {failures} failed")
