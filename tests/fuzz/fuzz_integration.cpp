@@ -1,7 +1,8 @@
 // Fuzzes normalise_matrix and Chunk2SparseCSC (acc f64 and f32 on the matrix, i64 on its
 // fixed_point_matrix) with small matrices and frames built from the input. A bslz4::Error
 // anywhere is a fine answer; a crash, undefined behaviour (signed overflow of an i64 powder
-// included) or a leak is not. The values are not checked here.
+// included) or a leak is not. Of the values, only the i64 powders are checked (they must be the
+// exact integer sums the accumulator promises); float sums depend on rounding order.
 //
 // Input (8 bytes, then a stream read byte by byte, zeros once it runs out):
 //   0: bits 0-1 accumulator (f64, f32, i64, i64); bit 2 CSC (else CSR); bit 3 uint32 indices
@@ -20,9 +21,12 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bslz4/bslz4.hpp"
+#include "fuzz_report.hpp"
 #include "seed_corpus.hpp"
 
 namespace {
@@ -124,6 +128,30 @@ std::vector<std::uint8_t> make_frame(unsigned mode, PixelType type, std::size_t 
     return f;
 }
 
+// acc i64 promises the exact integer sum of fixed weight x pixel over the pixels the mask
+// allows (fixed_point_matrix chooses its scale so that no bin can overflow).
+void check_exact(const IntegrationMatrix& m, const std::vector<std::uint8_t>& mask, PixelType type,
+                 const std::vector<std::uint8_t>& frame, const std::int64_t* powder) {
+    visit_pixel_type(type, [&](auto zero) {
+        using T = decltype(zero);
+        if constexpr (std::is_integral<T>::value) {
+            for (std::size_t b = 0; b < m.bins; ++b) {
+                __int128 sum = 0;
+                for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
+                    if (!mask[m.pixel[k]]) continue;
+                    T v;
+                    std::memcpy(&v, frame.data() + std::size_t{m.pixel[k]} * sizeof(T), sizeof(T));
+                    sum += static_cast<__int128>(m.fixed_weight[k]) * static_cast<__int128>(v);
+                }
+                if (sum != powder[b])
+                    bslz4::fuzz::fail(std::string("acc i64 ") + pixel_type_name(type) + ": bin " + std::to_string(b) +
+                                      " is " + std::to_string(powder[b]) + ", the exact sum is not that" +
+                                      (sum > INT64_MAX || sum < INT64_MIN ? " (and does not fit int64)" : ""));
+            }
+        }
+    });
+}
+
 std::vector<std::vector<std::uint8_t>> make_seeds() {
     std::vector<std::vector<std::uint8_t>> seeds;
     const std::uint8_t heads[][8] = {
@@ -189,10 +217,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     try {
         IntegrationMatrix m = normalise_matrix(in);
-        if (acc == Accumulator::i64) m = fixed_point_matrix(m);
+        if (acc == Accumulator::i64) m = fixed_point_matrix(m, type);
         Chunk2SparseCSC csc_obj(mask, ni, nj, type, m, acc, {Codec::lz4, 1});
         IntegratedBatch b = csc_obj.from_frames({ByteView(frame), ByteView(frame2)}, cut);
         (void)b.powder.value(1, bins - 1);
+        if (acc == Accumulator::i64) {
+            check_exact(m, mask, type, frame, b.powder.as<std::int64_t>());
+            check_exact(m, mask, type, frame2, b.powder.as<std::int64_t>() + bins);
+        }
         if (frame_flags & 4u) {
             const auto chunk = encode_chunk(frame, pixel_size(type));
             IntegratedFrame f = csc_obj(chunk, cut);
