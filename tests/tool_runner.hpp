@@ -1,6 +1,7 @@
 // Runs the bslz4 command as a user would ($BSLZ4_TOOL), capturing its exit code and output.
 #pragma once
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -16,7 +17,11 @@ struct ToolResult {
     std::string err, out;
 };
 
-inline std::string temp_path(const std::string& name) { return env_or("TMPDIR", "/tmp") + "/bslz4_test_" + name; }
+// The process id keeps test binaries that Meson runs side by side (the same suite with and
+// without the filter plugin, say) off each other's files.
+inline std::string temp_path(const std::string& name) {
+    return env_or("TMPDIR", "/tmp") + "/bslz4_test_" + std::to_string(getpid()) + "_" + name;
+}
 
 inline std::string slurp(const std::string& path) {
     std::ifstream in(path);
