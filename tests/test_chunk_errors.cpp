@@ -181,6 +181,15 @@ TEST_CASE("random corruption of a chunk gives an error or a frame, never a crash
     }
 }
 
+TEST_CASE("a chunk of 0 decoded bytes (12 zero bytes) decodes to an empty frame, copying nothing", "[errors]") {
+    const std::vector<std::uint8_t> c(12, 0);
+    for (std::size_t es : {1u, 2u, 4u, 8u}) {
+        REQUIRE(decode_chunk(c, es).empty());
+        REQUIRE(decode_chunk(c, es, Codec::zstd).empty());
+        decode_chunk_into(c, es, Codec::lz4, nullptr, 0);
+    }
+}
+
 TEST_CASE("a valid chunk whose header says 4 GiB blocks decodes within its frame's memory", "[errors][memory]") {
     const std::size_t ni = 64, nj = 48;
     const auto raw = bslz4::test::random_pixels<std::uint16_t>(ni * nj, 11);

@@ -46,7 +46,8 @@ std::size_t ChunkDecoder::buffer_bytes() const {
 }
 
 void ChunkDecoder::copy_tail(std::uint8_t* dst) const {
-    std::memcpy(dst, chunk_.data + layout_.tail_offset, layout_.tail_elems * layout_.header.elem_size);
+    // Without a tail dst may be null (an empty frame's buffer): memcpy must not see it.
+    if (layout_.tail_elems) std::memcpy(dst, chunk_.data + layout_.tail_offset, layout_.tail_elems * layout_.header.elem_size);
 }
 
 }  // namespace bslz4::detail
