@@ -84,6 +84,15 @@ TEST_CASE("bad matrices are refused with a message naming the fault", "[matrix]"
                                         fixed_point_matrix(m, PixelType::u16), Accumulator::i64),
                         Catch::Contains("integer pixels"));
     REQUIRE_THROWS_WITH(fixed_point_matrix(m, PixelType::f64), Catch::Contains("integer pixels, not f64"));
+    // A hand-made IntegrationMatrix whose row starts or pixels point outside it.
+    for (int fault = 0; fault < 3; ++fault) {
+        IntegrationMatrix broken = m;
+        if (fault == 0) broken.row_start[3] = broken.row_start.back() + 1000;
+        if (fault == 1) broken.row_start.back() += 1;
+        if (fault == 2) broken.pixel[0] = 50;
+        REQUIRE_THROWS_WITH(Chunk2SparseCSC(std::vector<std::uint8_t>(50, 1), 5, 10, PixelType::u16, broken),
+                            Catch::Contains("not in normalise_matrix's form"));
+    }
 }
 
 TEST_CASE("an indptr of the wrong length is named with the layout, the shape and what each layout needs", "[matrix]") {

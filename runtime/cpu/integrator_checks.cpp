@@ -20,6 +20,16 @@ std::uint64_t largest_magnitude() {
         return std::numeric_limits<T>::max();
 }
 
+// A hand-made IntegrationMatrix is walked by row_start and pixel: check both before trusting them.
+void check_matrix_form(const IntegrationMatrix& m) {
+    const std::size_t nnz = m.pixel.size();
+    bool ok = m.row_start.size() == m.bins + 1 && m.weight.size() == nnz &&
+              (!m.fixed_point() || m.fixed_weight.size() == nnz) && m.row_start.front() == 0 && m.row_start.back() == nnz;
+    for (std::size_t b = 0; ok && b < m.bins; ++b) ok = m.row_start[b] <= m.row_start[b + 1];
+    for (std::size_t k = 0; ok && k < nnz; ++k) ok = m.pixel[k] < m.pixels;
+    if (!ok) throw Error("matrix is not in normalise_matrix's form");
+}
+
 }  // namespace
 
 std::uint64_t fixed_weight_sum_limit(PixelType type) {
@@ -53,9 +63,7 @@ void check_integrator(const IntegrationMatrix& matrix, std::size_t ni, std::size
     if (matrix.pixels != ni * nj)
         throw Error("matrix has " + std::to_string(matrix.pixels) + " pixels, the frame " + std::to_string(ni) + " x " +
             std::to_string(nj) + " has " + std::to_string(ni * nj));
-    if (matrix.row_start.size() != matrix.bins + 1 || matrix.weight.size() != matrix.pixel.size() ||
-        (matrix.fixed_point() && matrix.fixed_weight.size() != matrix.pixel.size()))
-        throw Error("matrix is not in normalise_matrix's form");
+    check_matrix_form(matrix);
     if (acc == Accumulator::i64 && !matrix.fixed_point())
         throw Error("acc i64 sums a fixed_point_matrix; this matrix has float weights");
     if (acc != Accumulator::i64 && matrix.fixed_point())
