@@ -1,6 +1,7 @@
 // Powder patterns (bins per frame) from the integrators, in the accumulator's own type:
-// f64 (float32 weights, float64 sums, as pyFAI), f32, or i64 (exact integer sums of a
-// fixed-point matrix: float powder = value / powder_scale).
+// f64 (float32 weights, float64 sums, as pyFAI), f32, or i64 (the exact integer sums of pixel x
+// fixed-point weight, the weights rounded once to at most 24 bits by fixed_point_matrix for the
+// pixel type: float powder = value / powder_scale).
 #pragma once
 #include <cstddef>
 #include <cstdint>
