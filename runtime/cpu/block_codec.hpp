@@ -29,8 +29,9 @@ void compress_zstd(const std::uint8_t* src, std::size_t n, int level, std::vecto
 // Appends the compressed block to out (without the 4-byte length).
 void compress_block(Codec codec, const std::uint8_t* src, std::size_t n, int level, std::vector<std::uint8_t>& out);
 
-// Why liblz4 refused a block: walks its sequences with every bound checked and names the first
-// fault (truncated sequence, offset before the start, output too long or too short).
+// Why decompress_lz4 refused a block: walks its sequences with every bound and rule checked (the
+// list in lz4_block.cpp) and names the first fault (truncated sequence, offset 0 or before the
+// start, a match in the block's last 12 or 5 bytes, output too long or too short).
 std::string explain_lz4_failure(ByteView src, std::size_t expected);
 
 }  // namespace bslz4::detail
