@@ -4,8 +4,10 @@
 // sequence, most of the decode's time. So one thread parses one block, 32 blocks a warp at
 // once, and writes each sequence as an 8-byte descriptor; the decode warp (lz4_block.cuh)
 // then only copies. The parse checks every read against the input's end and every length
-// and offset against the output's, as lz4's LZ4_decompress_safe does, so the copies that
-// follow need no checks. An error is a return value, never a trap.
+// and offset against the output's, so the copies that follow need no checks, and it keeps the
+// format's rules exactly as the CPU decoder does (the list at the top of runtime/cpu/lz4_block.cpp:
+// no offset 0, no match starting in the block's last 12 bytes or ending in its last 5). An error
+// is a return value, never a trap.
 #pragma once
 #include "kernel_abi.h"
 
@@ -13,6 +15,8 @@ namespace bslz4_kernels {
 
 constexpr unsigned kRunMask = 15;   // a nibble of 15: more length bytes follow
 constexpr unsigned kMinMatch = 4;   // the format's shortest match
+constexpr unsigned kMatchStartLimit = 12;  // a match starts at least this far before the block's end
+constexpr unsigned kLastLiterals = 5;      // and ends at least this far before it
 
 // One sequence: x = where its literals start in the block's input (low 16 bits) and how
 // many there are (high 16); y = the match offset (low 16) and length (high 16), 0 for the
@@ -135,10 +139,13 @@ __device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ block, un
         const unsigned offset = in.word(ip) & 0xFFFFu;
         ip += 2;
         if (offset == 0 || offset > op) return kLz4BadOffset;
+        // The end-of-block rules: the host names the fault from the CPU decoder's walk, so they
+        // share kLz4TooMany (a match that runs into the block's last bytes).
+        if (out_len - op < kMatchStartLimit) return kLz4TooMany;
         unsigned match = token & kRunMask;
         if (match == kRunMask && !lz4_extend(in, in_len, ip, match)) return kLz4Truncated;
         match += kMinMatch;
-        if (match > out_len - op) return kLz4TooMany;
+        if (match > out_len - op - kLastLiterals) return kLz4TooMany;
         seq[n++] = make_sequence(literal_at, lit, offset, match);
         op += match;
     }
