@@ -19,6 +19,7 @@ std::string describe(const DriverApi& api, CUresult r) {
 void check(const DriverApi& api, CUresult r, const char* call) {
     if (r != CUDA_SUCCESS) throw CudaError(r, std::string(call) + ": " + describe(api, r));
 }
+std::string failure_text(CUresult r, const std::string& call) { return call + ": " + describe(driver(), r); }
 void check(CUresult r, const char* call) {
     if (r != CUDA_SUCCESS) check(driver(), r, call);
 }

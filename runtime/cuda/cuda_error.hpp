@@ -26,6 +26,8 @@ void check(const DriverApi& api, CUresult r, const char* call);
 void check(CUresult r, const char* call);
 void check(CUresult r, const std::string& call);
 std::string result_name(CUresult r);
+// "call: CUDA_ERROR_NAME: the driver's description", as check() throws it.
+std::string failure_text(CUresult r, const std::string& call);
 }  // namespace detail
 
 }  // namespace bslz4::cuda

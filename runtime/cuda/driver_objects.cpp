@@ -1,6 +1,8 @@
 #include "driver_objects.hpp"
 
+#include <atomic>
 #include <cstdio>
+#include <new>
 
 namespace bslz4::cuda::detail {
 
@@ -10,17 +12,49 @@ std::string megabytes(std::size_t bytes) {
     return text;
 }
 
+namespace {
+
+// "GPU 0 has 3.1 MB free of 150021.3 MB", for out-of-memory messages ("" if the driver cannot say).
+std::string free_memory_note() {
+    std::size_t free = 0, total = 0;
+    CUdevice dev = 0;
+    if (driver().cuMemGetInfo(&free, &total) != CUDA_SUCCESS || driver().cuCtxGetDevice(&dev) != CUDA_SUCCESS) return "";
+    return " (GPU " + std::to_string(dev) + " has " + megabytes(free) + " free of " + megabytes(total) + ")";
+}
+
+}  // namespace
+
 DeviceBuffer::DeviceBuffer(std::size_t bytes, const char* what) : size_(bytes) {
     CUdeviceptr p = 0;
-    check(driver().cuMemAlloc(&p, bytes ? bytes : 1), std::string("cuMemAlloc(") + what + ", " + megabytes(bytes) + ")");
+    const CUresult r = driver().cuMemAlloc(&p, bytes ? bytes : 1);
+    if (r != CUDA_SUCCESS) {
+        const std::string call = std::string("cuMemAlloc(") + what + ", " + megabytes(bytes) + ")";
+        throw CudaError(r, failure_text(r, call) + (r == CUDA_ERROR_OUT_OF_MEMORY ? free_memory_note() : ""));
+    }
     mem_ = DriverHandle<CUdeviceptr, DeviceMemoryRelease>(p);
 }
 
-PinnedBuffer::PinnedBuffer(std::size_t bytes, const char* what) : size_(bytes) {
+TransferBuffer::TransferBuffer(std::size_t bytes, const char* what) : size_(bytes) {
     void* p = nullptr;
-    check(driver().cuMemAllocHost(&p, bytes ? bytes : 1),
-          std::string("cuMemAllocHost(") + what + ", " + megabytes(bytes) + ")");
-    mem_ = DriverHandle<void*, PinnedMemoryRelease>(p);
+    const CUresult r = driver().cuMemAllocHost(&p, bytes ? bytes : 1);
+    if (r == CUDA_SUCCESS) {
+        pinned_ = DriverHandle<void*, PinnedMemoryRelease>(p);
+        return;
+    }
+    // Only a refusal falls back; any other failure (no context, a broken one) is an error.
+    if (r != CUDA_ERROR_OUT_OF_MEMORY && r != CUDA_ERROR_NOT_PERMITTED && r != CUDA_ERROR_NOT_SUPPORTED)
+        check(r, std::string("cuMemAllocHost(") + what + ", " + megabytes(bytes) + ")");
+    const std::string refused = failure_text(r, std::string("cuMemAllocHost(") + what + ", " + megabytes(bytes) + ")");
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+        std::fprintf(stderr,
+                     "bslz4: warning: the driver refused pinned host memory (%s); using pageable memory instead: "
+                     "copies to and from the GPU are slower and do not overlap the kernels\n",
+                     refused.c_str());
+    pageable_.reset(new (std::nothrow) std::uint8_t[bytes ? bytes : 1]);
+    if (!pageable_)
+        throw Error("out of host memory: " + megabytes(bytes) + " for " + what + " (pinned memory was refused too: " +
+                    refused + ")");
 }
 
 Stream make_stream() {

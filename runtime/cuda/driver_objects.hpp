@@ -4,6 +4,8 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "cuda_error.hpp"
@@ -30,7 +32,8 @@ using Event = DriverHandle<CUevent, EventRelease>;
 
 std::string megabytes(std::size_t bytes);
 
-// Device memory of a fixed size (contents undefined).
+// Device memory of a fixed size (contents undefined). Out of memory is an error naming what
+// was wanted, how much, and what the device had free.
 class DeviceBuffer {
 public:
     DeviceBuffer() = default;
@@ -45,16 +48,21 @@ private:
     std::size_t size_ = 0;
 };
 
-// Page-locked host memory: DMA at full PCIe speed and truly asynchronous copies.
-class PinnedBuffer {
+// Host memory for copies to and from the GPU: page-locked (pinned) when the driver gives it,
+// for DMA at full PCIe speed and truly asynchronous copies. When the driver refuses (a host
+// short of lockable memory), pageable memory instead, after a one-time warning on stderr: the
+// copies are then slower and block the host, but every result is the same.
+class TransferBuffer {
 public:
-    PinnedBuffer() = default;
-    explicit PinnedBuffer(std::size_t bytes, const char* what);
-    std::uint8_t* data() const { return static_cast<std::uint8_t*>(mem_.get()); }
+    TransferBuffer() = default;
+    explicit TransferBuffer(std::size_t bytes, const char* what);
+    std::uint8_t* data() const { return pinned_ ? static_cast<std::uint8_t*>(pinned_.get()) : pageable_.get(); }
     std::size_t size() const { return size_; }
+    bool pinned() const { return static_cast<bool>(pinned_); }
 
 private:
-    DriverHandle<void*, PinnedMemoryRelease> mem_;
+    DriverHandle<void*, PinnedMemoryRelease> pinned_;
+    std::unique_ptr<std::uint8_t[]> pageable_;
     std::size_t size_ = 0;
 };
 

@@ -113,19 +113,19 @@ inline int resolve_device(int requested) {
 // One group's worth of buffers and its stream.
 struct Slot {
     Stream stream;
-    PinnedBuffer chunks_host;
+    TransferBuffer chunks_host;
     DeviceBuffer chunks_dev;
-    PinnedBuffer meta_host;  // chunk offsets and lengths, then the cpu-unblock offsets
+    TransferBuffer meta_host;  // chunk offsets and lengths, then the cpu-unblock offsets
     DeviceBuffer chunk_offset, chunk_length, block_offset, tail_offset, status, tile_count, tile_offset, npixels;
     DeviceBuffer frame_offset, dense, values, indices;
     DeviceBuffer seq_first, seq_count, sequences;  // lz4_parse's sequences, for the span in hand
-    PinnedBuffer seq_first_host;
+    TransferBuffer seq_first_host;
     unsigned parse_span = 1;  // batches parsed by one lz4_parse launch
-    PinnedBuffer status_host, npixels_host, offsets_host, lists_host;
+    TransferBuffer status_host, npixels_host, offsets_host, lists_host;
     DeviceBuffer powder;        // group x bins sums (with a matrix)
     DeviceBuffer interleaved;   // the batch's frames 16 side by side, for integrate
     DeviceBuffer stage_values, stage_indices;  // pixels the decode kernel lists, per tile
-    PinnedBuffer powder_host;
+    TransferBuffer powder_host;
     bool pending = false;
     std::size_t first = 0, count = 0;
 
@@ -146,6 +146,11 @@ public:
     unsigned warps_per_decode = 1;
     abi::FrameGeometry geometry{};
     std::size_t cap;
+    std::size_t max_chunk_bytes;  // of a chunk that can decode to one frame
+    // 1/16 of the device memory free when the object was made: a group's chunks and lists take
+    // at most twice this, a batch's frames and sequences at most once, so the two slots
+    // together stay under 6/16 of what was free.
+    std::size_t memory_budget;
     unsigned batch, group;
     std::shared_ptr<const DeviceMask> mask;
     // With a matrix (Chunk2SparseCSC): the shared device matrix and the integrate kernel.
@@ -205,15 +210,27 @@ public:
         const std::size_t align_pixels = abi::kDenseAlign / bpp;
         geometry.dense_stride = (n + align_pixels - 1) / align_pixels * align_pixels;
         cap = n * bpp / (4 + bpp);
+        // No LZ4 block of 8 kB is longer than kMaxCompressedBlock (LZ4_compressBound), so no
+        // chunk the CPU decodes is longer than this; a longer one is refused before upload.
+        max_chunk_bytes = kChunkHeaderBytes + std::size_t{geometry.n_blocks} * (kBlockHeaderBytes + abi::kMaxCompressedBlock) +
+                          std::size_t{geometry.tail_elems} * bpp;
 
         const std::size_t frame_bytes = n * bpp;
-        const std::size_t budget = info.memory_bytes / 16;
+        // Sized from the memory free now, not the card's: another process may hold most of it.
+        std::size_t free_bytes = 0, card_bytes = 0;
+        check(driver().cuMemGetInfo(&free_bytes, &card_bytes), "cuMemGetInfo");
+        memory_budget = std::min(info.memory_bytes, free_bytes) / 16;
+        const std::size_t budget = memory_budget;
+        // Options asking for more are bounded: at most kMaxBatch and kMaxGroup, and what fits.
         batch = o.batch;
         if (batch == 0) {
             const std::size_t in_l2 = info.l2_bytes * 3 / 4 / frame_bytes;
             batch = in_l2 >= kMinL2Batch ? static_cast<unsigned>(std::min<std::size_t>(in_l2, kMaxBatch)) : kMaxBatch;
         }
-        batch = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(batch, budget / (2 * frame_bytes))));
+        // A batch takes its dense frames, their interleaved copy (with a matrix) and, from
+        // incompressible chunks, 8/3 bytes of LZ4 sequences a chunk byte: under 5 frames' bytes
+        // a frame. A group takes its chunks and its lists: 2 frames' bytes a frame.
+        batch = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>({batch, kMaxBatch, budget / (5 * frame_bytes)})));
         group = o.group ? o.group : kMaxGroup;
         group = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>({group, kMaxGroup, budget / frame_bytes})));
         batch = std::min(batch, group);
@@ -221,7 +238,7 @@ public:
         mask = shared_mask(ctx.ordinal(), mask_host);
         for (Slot& s : slots) {
             s.stream = make_stream();
-            s.meta_host = PinnedBuffer(group * (2 + geometry.n_blocks + 1) * sizeof(std::uint64_t), "frame offsets");
+            s.meta_host = TransferBuffer(group * (2 + geometry.n_blocks + 1) * sizeof(std::uint64_t), "frame offsets");
             s.chunk_offset = DeviceBuffer(group * 8, "chunk offsets");
             s.chunk_length = DeviceBuffer(group * 8, "chunk lengths");
             s.block_offset = DeviceBuffer(std::size_t{group} * geometry.n_blocks * 8, "block offsets");
@@ -230,19 +247,19 @@ public:
             s.tile_count = DeviceBuffer(std::size_t{group} * geometry.n_tiles * 4, "tile counts");
             s.tile_offset = DeviceBuffer(std::size_t{group} * geometry.n_tiles * 4, "tile offsets");
             s.seq_first = DeviceBuffer((group + 1) * 8, "sequence slots");
-            s.seq_first_host = PinnedBuffer((group + 1) * 8, "sequence slots");
+            s.seq_first_host = TransferBuffer((group + 1) * 8, "sequence slots");
             s.seq_count = DeviceBuffer(std::size_t{group} * geometry.n_blocks * 4, "sequence counts");
             s.npixels = DeviceBuffer(group * 8, "pixel counts");
             s.frame_offset = DeviceBuffer(group * 8, "list offsets");
-            s.offsets_host = PinnedBuffer(group * 8, "list offsets");
+            s.offsets_host = TransferBuffer(group * 8, "list offsets");
             s.dense = DeviceBuffer(std::size_t{batch} * geometry.dense_stride * bpp, "dense frames");
             const std::size_t staged = std::size_t{batch} * geometry.n_tiles * abi::kStagedPerTile;
             s.stage_values = DeviceBuffer(staged * bpp, "staged values");
             s.stage_indices = DeviceBuffer(staged * 4, "staged indices");
             s.values = DeviceBuffer(std::size_t{group} * cap * bpp, "listed values");
             s.indices = DeviceBuffer(std::size_t{group} * cap * 4, "listed indices");
-            s.status_host = PinnedBuffer(group * 4, "frame status");
-            s.npixels_host = PinnedBuffer(group * 8, "pixel counts");
+            s.status_host = TransferBuffer(group * 4, "frame status");
+            s.npixels_host = TransferBuffer(group * 8, "pixel counts");
         }
     }
 
@@ -260,7 +277,7 @@ public:
         const std::size_t passes = (batch + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
         for (Slot& s : slots) {
             s.powder = DeviceBuffer(bytes, "powders");
-            s.powder_host = PinnedBuffer(bytes, "powders");
+            s.powder_host = TransferBuffer(bytes, "powders");
             s.interleaved = DeviceBuffer(passes * abi::kFramesPerPass * npix * bpp, "interleaved frames");
         }
     }
@@ -269,8 +286,8 @@ public:
         return {nframes, bins, acc, powders.data(), powder_scale};
     }
 
-    std::string fault_text(std::uint32_t status, ByteView chunk) {
-        // The CPU decoder names the fault exactly; the GPU's code is the fallback.
+    // The CPU decoder's verdict on a chunk: "" when it decodes, else its exact message.
+    std::string cpu_rejection(ByteView chunk) const {
         try {
             block_starts(chunk, bpp, npix * bpp);
             std::vector<std::uint8_t> scratch(npix * bpp);
@@ -278,6 +295,13 @@ public:
         } catch (const Error& e) {
             return e.what();
         }
+        return "";
+    }
+
+    std::string fault_text(std::uint32_t status, ByteView chunk) const {
+        // The CPU decoder names the fault exactly; the GPU's code is the fallback.
+        std::string cpu = cpu_rejection(chunk);
+        if (!cpu.empty()) return cpu;
         const std::uint32_t block = status >> 8;
         return (block ? "block " + std::to_string(block - 1) + ": " : std::string()) + fault_name(status & 0xFF) +
                " (found by the GPU; the CPU decoder accepts this chunk)";
@@ -288,7 +312,7 @@ public:
         std::uint64_t* offs = s.meta();
         std::uint64_t* lens = offs + count;
         std::uint64_t total = 0;
-        check_block_sizes(first, count, chunk_of);
+        check_before_upload(first, count, chunk_of);
         // Chunks in one PinnedHostMemory are uploaded by DMA straight from there, as one range.
         const std::uint8_t* lo = nullptr;
         const std::uint8_t* hi = nullptr;
@@ -328,16 +352,30 @@ public:
         return n;
     }
 
-    // Room for `total` packed bytes in the staging buffer and on the device. The device buffer
-    // may have grown alone (chunks in pinned memory are uploaded without staging): both are checked.
+    // Room for `total` packed bytes in the staging buffer and on the device, each grown by its
+    // own need: the device buffer may have grown alone (chunks in pinned memory are uploaded
+    // without staging), or been dropped by an out-of-memory error while the staging grew.
     void grow(Slot& s, std::size_t total) {
-        if (s.chunks_host.size() >= total && s.chunks_dev.size() >= total + abi::kChunkPadding) return;
-        const std::size_t grown = std::max<std::size_t>(total, s.chunks_host.size() * 5 / 4);
-        s.chunks_host = PinnedBuffer();
-        s.chunks_host = PinnedBuffer(grown, "chunk staging");
-        if (s.chunks_dev.size() < grown + abi::kChunkPadding) {
-            s.chunks_dev = DeviceBuffer();
-            s.chunks_dev = DeviceBuffer(grown + abi::kChunkPadding, "chunks");
+        if (s.chunks_host.size() < total) {
+            const std::size_t grown = std::max<std::size_t>(total, s.chunks_host.size() * 5 / 4);
+            s.chunks_host = TransferBuffer();
+            s.chunks_host = TransferBuffer(grown, "chunk staging");
+        }
+        grow_device(s.chunks_dev, total + abi::kChunkPadding, "chunks");
+    }
+
+    // Makes `buffer` at least `need` bytes: a quarter more when it grows (fewer regrowths), or
+    // just `need` when the device has no room for the quarter. The old buffer goes first, so
+    // its memory can be reused; after an error it is empty, and the next call grows it again.
+    static void grow_device(DeviceBuffer& buffer, std::size_t need, const char* what) {
+        if (buffer.size() >= need) return;
+        const std::size_t roomy = std::max<std::size_t>(need, buffer.size() * 5 / 4);
+        buffer = DeviceBuffer();
+        try {
+            buffer = DeviceBuffer(roomy, what);
+        } catch (const CudaError& e) {
+            if (e.result() != CUDA_ERROR_OUT_OF_MEMORY || roomy == need) throw;
+            buffer = DeviceBuffer(need, what);
         }
     }
 
@@ -345,10 +383,7 @@ public:
     // run of length / kInputBytesPerSequence + 2 slots a frame, the runs of one parse launch end
     // to end (kernel_abi.h says why that is always room enough).
     void upload(Slot& s, const std::uint8_t* from, std::size_t bytes, std::size_t count) {
-        if (s.chunks_dev.size() < bytes + abi::kChunkPadding) {
-            s.chunks_dev = DeviceBuffer();
-            s.chunks_dev = DeviceBuffer(bytes + abi::kChunkPadding, "chunks");
-        }
+        grow_device(s.chunks_dev, bytes + abi::kChunkPadding, "chunks");
         const std::uint64_t* offs = s.meta();
         const std::uint64_t* lens = offs + count;
         auto* seq_first = reinterpret_cast<std::uint64_t*>(s.seq_first_host.data());
@@ -358,20 +393,16 @@ public:
             slots += lens[k] / abi::kInputBytesPerSequence + 2;
         }
         seq_first[count] = slots;
-        // One parse launch takes as many batches as the sequence budget (1/64 of the device's
-        // memory) holds: its threads are few a frame and mostly wait on loads, so a launch
+        // One parse launch takes as many batches as the sequence budget (a quarter of the memory
+        // budget) holds: its threads are few a frame and mostly wait on loads, so a launch
         // parses many frames, while the other stream's decode fills the multiprocessors.
         std::size_t batch_bytes = 0;
         for (std::size_t b0 = 0; b0 < count; b0 += batch)
             batch_bytes = std::max<std::size_t>(batch_bytes, (seq_first[std::min(b0 + batch, count)] - seq_first[b0]) * 8);
         const std::size_t batches = (count + batch - 1) / batch;
-        s.parse_span = static_cast<unsigned>(std::max<std::size_t>(1, std::min(batches, info.memory_bytes / 64 / batch_bytes)));
+        s.parse_span = static_cast<unsigned>(std::max<std::size_t>(1, std::min(batches, memory_budget / 4 / batch_bytes)));
         const std::size_t span_bytes = batch_bytes * s.parse_span;
-        if (s.sequences.size() < span_bytes) {
-            const std::size_t grown = std::max<std::size_t>(span_bytes, s.sequences.size() * 5 / 4);
-            s.sequences = DeviceBuffer();
-            s.sequences = DeviceBuffer(grown, "LZ4 sequences");
-        }
+        grow_device(s.sequences, span_bytes, "LZ4 sequences");
         const CUstream st = s.stream.get();
         check(driver().cuMemcpyHtoDAsync(s.chunks_dev.get(), from, bytes, st), "cuMemcpyHtoDAsync(chunks)");
         check(driver().cuMemcpyHtoDAsync(s.chunk_offset.get(), offs, count * 8, st), "cuMemcpyHtoDAsync(offsets)");
@@ -380,17 +411,39 @@ public:
               "cuMemcpyHtoDAsync(sequence slots)");
     }
 
+    // Frame `bad` of the group from `first` is refused on the host, for `why`, before the
+    // kernels could look at the frames ahead of it: the error names the group's first frame the
+    // CPU rejects, as the CPU would, else `bad`.
     template <class ChunkOf>
-    void check_block_sizes(std::size_t first, std::size_t count, ChunkOf&& chunk_of) {
+    [[noreturn]] void refuse(std::size_t first, std::size_t bad, const std::string& why, ChunkOf&& chunk_of) const {
+        for (std::size_t f = first; f < bad; ++f) {
+            const std::string earlier = cpu_rejection(chunk_of(f));
+            if (!earlier.empty()) throw Error("frame " + std::to_string(f) + ": " + earlier);
+        }
+        throw Error("frame " + std::to_string(bad) + ": " + why);
+    }
+
+    // What is refused before upload: a block size the GPU does not decode, and a chunk longer
+    // than any chunk of one frame (so no lying length sizes an allocation). A chunk the CPU
+    // rejects too gets the CPU's message.
+    template <class ChunkOf>
+    void check_before_upload(std::size_t first, std::size_t count, ChunkOf&& chunk_of) const {
         for (std::size_t k = 0; k < count; ++k) {
             const ByteView c = chunk_of(first + k);
-            if (c.size >= kChunkHeaderBytes) {
-                const std::uint32_t field = (std::uint32_t{c.data[8]} << 24) | (std::uint32_t{c.data[9]} << 16) |
-                                            (std::uint32_t{c.data[10]} << 8) | c.data[11];
-                if (field != 0 && field != abi::kBlockBytes)
-                    throw Error("frame " + std::to_string(first + k) + ": block size " + std::to_string(field) +
-                                " bytes; the GPU decodes 8192-byte blocks only: use bslz4::Chunk2Sparse (CPU)");
-            }
+            std::uint32_t field = 0;
+            if (c.size >= kChunkHeaderBytes)
+                field = (std::uint32_t{c.data[8]} << 24) | (std::uint32_t{c.data[9]} << 16) | (std::uint32_t{c.data[10]} << 8) |
+                        c.data[11];
+            const bool other_blocks = field != 0 && field != abi::kBlockBytes;
+            if (!other_blocks && c.size <= max_chunk_bytes) continue;
+            std::string why = cpu_rejection(c);
+            if (why.empty() && other_blocks)
+                why = "block size " + std::to_string(field) +
+                      " bytes; the GPU decodes 8192-byte blocks only: use bslz4::Chunk2Sparse (CPU)";
+            if (why.empty())
+                why = "chunk of " + std::to_string(c.size) + " bytes, longer than any chunk of one frame (" +
+                      std::to_string(max_chunk_bytes) + " bytes)";
+            refuse(first, first + k, why, chunk_of);
         }
     }
 
@@ -406,7 +459,7 @@ public:
             try {
                 layout = block_starts(c, bpp, npix * bpp);
             } catch (const Error& e) {
-                throw Error("frame " + std::to_string(first + k) + ": " + e.what());
+                refuse(first, first + k, e.what(), chunk_of);
             }
             for (std::size_t b = 0; b < geometry.n_blocks; ++b) blocks[k * geometry.n_blocks + b] = offs[k] + layout.starts[b];
             tails[k] = offs[k] + layout.tail_offset;
@@ -532,8 +585,8 @@ public:
         const std::size_t index_at = (total * bpp + 15) / 16 * 16;
         if (s.lists_host.size() < index_at + total * 4) {
             const std::size_t grown = std::max<std::size_t>(index_at + total * 4, s.lists_host.size() * 5 / 4);
-            s.lists_host = PinnedBuffer();
-            s.lists_host = PinnedBuffer(grown, "lists");
+            s.lists_host = TransferBuffer();
+            s.lists_host = TransferBuffer(grown, "lists");
         }
         if (total) {
             check(driver().cuMemcpyDtoHAsync(s.lists_host.data(), s.values.get(), total * bpp, st), "cuMemcpyDtoHAsync(values)");

@@ -46,13 +46,16 @@ using namespace detail;
 
 struct PinnedHostMemory::State {
     PrimaryContext ctx;
-    PinnedBuffer buffer;
+    TransferBuffer buffer;
     State(std::size_t bytes, int device) : ctx(device) {
         ScopedContext scope(ctx);
-        buffer = PinnedBuffer(bytes, "pinned host memory");
-        register_pinned(buffer.data(), bytes);
+        buffer = TransferBuffer(bytes, "pinned host memory");
+        // Pageable memory (the driver refused to pin) is staged like any other caller memory.
+        if (buffer.pinned()) register_pinned(buffer.data(), bytes);
     }
-    ~State() { unregister_pinned(buffer.data()); }
+    ~State() {
+        if (buffer.pinned()) unregister_pinned(buffer.data());
+    }
     State(const State&) = delete;
     State& operator=(const State&) = delete;
 };
@@ -71,10 +74,10 @@ double copy_bandwidth(Copy kind, std::size_t bytes, int device) {
     Stream stream = make_stream();
     DeviceBuffer dst(bytes, "bandwidth destination");
     DeviceBuffer src_dev;
-    PinnedBuffer src_pinned;
+    TransferBuffer src_pinned;
     std::vector<std::uint8_t> src_pageable;
     if (kind == Copy::device_to_device) src_dev = DeviceBuffer(bytes, "bandwidth source");
-    if (kind == Copy::pinned_to_device) src_pinned = PinnedBuffer(bytes, "bandwidth source");
+    if (kind == Copy::pinned_to_device) src_pinned = TransferBuffer(bytes, "bandwidth source");
     if (kind == Copy::pageable_to_device) src_pageable.assign(bytes, 1);
     if (kind == Copy::pinned_to_device) std::fill(src_pinned.data(), src_pinned.data() + bytes, std::uint8_t{1});
     auto copy = [&] {

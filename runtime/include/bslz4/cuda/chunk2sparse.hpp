@@ -25,10 +25,12 @@ enum class Unblock { gpu, cpu };  // who walks the chunks' block headers
 struct Chunk2SparseOptions {
     // Frames decoded together (their dense frames held on the GPU). 0: as many as fit in 3/4 of
     // the L2 cache when that is at least 8, else 64; at most 64; frames and lists of a batch
-    // take at most 1/16 of the device memory.
+    // take at most 1/16 of the device memory free when the object is made (so a GPU mostly
+    // held by another process gets smaller batches and groups, not an out-of-memory error).
     unsigned batch = 0;
-    // Frames uploaded and unblocked together. 0: every frame of the call, at most 256. The
-    // first group of a call is one batch, so decoding starts while the next group uploads.
+    // Frames uploaded and unblocked together. 0: every frame of the call, at most 256, and at
+    // most 1/16 of the free device memory of frames. The first group of a call is one batch, so
+    // decoding starts while the next group uploads.
     unsigned group = 0;
     Unblock unblock = Unblock::gpu;
     int device = -1;  // -1: the device of the calling thread's current context, else 0

@@ -1,6 +1,8 @@
 // Page-locked (pinned) host memory for chunks, and the copy bandwidths the benchmark reports
 // as ceilings. When from_buffer's chunks lie in one PinnedHostMemory they go to the GPU by DMA
 // straight from there; other chunks are first staged through the object's own pinned buffers.
+// Where the driver refuses to pin (a host short of lockable memory), these are pageable memory
+// instead, after a one-time warning on stderr: slower copies, the same results.
 #pragma once
 #include <cstddef>
 #include <cstdint>
