@@ -2,16 +2,24 @@
 // device it prints why and exits 77, which Meson reports as skipped (never a silent pass).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <optional>
+#include <random>
 
 #include "bslz4/bslz4.hpp"
 #include "bslz4/cuda/chunk2sparse.hpp"
 #include "bslz4/cuda/chunk2sparse_csc.hpp"
 #include "bslz4/cuda/device.hpp"
 #include "bslz4/cuda/host_memory.hpp"
+#include "context.hpp"
+#include "driver_api.hpp"
 #include "file_io.hpp"
 #include "matrix_support.hpp"
 #include "reference_cases.hpp"
@@ -266,58 +274,646 @@ TEST_CASE("moved GPU objects and pinned memory keep working", "[gpu]") {
     CHECK(q.data()[999] == 7);
 }
 
-TEST_CASE("a corrupted chunk in a batch is an error naming its frame, and the next call works", "[gpu]") {
-    const Stack s = eiger_stack(100, 200, PixelType::u16, 20);
-    cuda::Chunk2Sparse gpu(s.mask, s.ni, s.nj, s.type, {4, 8, cuda::Unblock::gpu, -1, Codec::lz4});
-    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
-    const SparseBatch want = cpu.multi(s.views(), 2.0);
-    struct Damage {
-        const char* what;
-        std::size_t frame;
-        std::function<void(std::vector<std::uint8_t>&)> apply;
-        const char* message;
-    };
-    const std::vector<Damage> damages = {
-        {"truncated", 13, [](auto& c) { c.resize(c.size() / 2); }, "past the end"},
-        {"too short for a header", 2, [](auto& c) { c.resize(5); }, "shorter than the 12-byte"},
-        {"wrong decoded size", 19, [](auto& c) { c[7] ^= 2; }, "not the frame size"},
-        {"leftover bytes", 9, [](auto& c) { c.push_back(1); c.push_back(2); }, "left over"},
-        {"LZ4 offset before start", 11, [](auto& c) { c[16] = 0x0F; c[17] = 0xFF; c[18] = 0xFF; }, "LZ4"},
-        {"block length lies", 6, [](auto& c) { c[12] = 0; c[13] = 0; c[14] = 0; c[15] = 3; }, "block"},
-    };
-    for (const Damage& d : damages)
-        for (cuda::Unblock u : {cuda::Unblock::gpu, cuda::Unblock::cpu}) {
-            INFO(d.what);
-            cuda::Chunk2Sparse g(s.mask, s.ni, s.nj, s.type, {4, 8, u, -1, Codec::lz4});
-            auto bad = s.chunks;
-            d.apply(bad[d.frame]);
-            REQUIRE_THROWS_WITH(g.multi(std::vector<ByteView>(bad.begin(), bad.end()), 2.0),
-                                Catch::StartsWith("frame " + std::to_string(d.frame) + ":") && Catch::Contains(d.message));
-            require_same(g.multi(s.views(), 2.0), want);
-        }
+// ---- Corrupted chunks inside batches of good ones. The CPU class is the judge: for a batch it
+// rejects, the GPU must throw its exact message (the first bad frame, by its index in the
+// batch), and the same object must then list the batch's good frames bit for bit; for a batch
+// it accepts, the GPU must give the same lists and powders. Under compute-sanitizer set
+// BSLZ4_GPU_QUICK=1: every kind of damage still, in two settings, and 150 random trials; =2
+// (racecheck): one setting, the damaged frame inside a batch, lists only, 20 random trials.
+
+namespace {
+
+std::size_t corrupted_inputs = 0;  // corrupted chunks handed to the GPU, printed at exit
+
+int quick_level() { return std::atoi(test::env_or("BSLZ4_GPU_QUICK", "0").c_str()); }
+
+std::uint32_t load_be32(const std::vector<std::uint8_t>& c, std::size_t at) {
+    return (std::uint32_t{c[at]} << 24) | (std::uint32_t{c[at + 1]} << 16) | (std::uint32_t{c[at + 2]} << 8) | c[at + 3];
 }
 
-TEST_CASE("random corruption on the GPU gives the CPU's verdict: an error or the same list", "[gpu][fuzz]") {
-    const Stack s = eiger_stack(64, 128, PixelType::u16, 1);
-    cuda::Chunk2Sparse gpu(s.mask, s.ni, s.nj, s.type);
-    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
-    std::mt19937 rng(5);
-    for (int trial = 0; trial < 300; ++trial) {
-        auto c = s.chunks[0];
-        for (int k = 0; k < 3; ++k) c[12 + rng() % (c.size() - 12)] = static_cast<std::uint8_t>(rng());
-        const std::vector<ByteView> one = {c};
-        bool cpu_ok = true;
-        try {
-            cpu.multi(one, 1.0);
-        } catch (const Error&) {
-            cpu_ok = false;
+// Where things are in a valid chunk: each block's length field, the raw tail, and every LZ4
+// match's 2-byte offset with the bytes its block has decoded before it.
+struct ChunkMap {
+    struct Match {
+        std::size_t at, op;
+    };
+    std::vector<std::size_t> starts;
+    std::size_t tail = 0;
+    std::vector<std::vector<Match>> matches;
+    std::size_t block_end(std::size_t b) const { return b + 1 < starts.size() ? starts[b + 1] : tail; }
+};
+
+ChunkMap map_chunk(const std::vector<std::uint8_t>& c, std::size_t bpp) {
+    const BlockLayout layout = block_starts(c, bpp);
+    ChunkMap m{{}, static_cast<std::size_t>(layout.tail_offset), {}};
+    m.starts.assign(layout.starts.begin(), layout.starts.end());
+    for (std::size_t start : m.starts) {
+        std::vector<ChunkMap::Match> found;
+        std::size_t ip = start + 4, op = 0;
+        const std::size_t end = ip + load_be32(c, start);
+        auto extend = [&](std::size_t& n) {
+            if (n != 15) return;
+            for (std::uint8_t b = 255; b == 255; n += b) b = c[ip++];
+        };
+        while (ip < end) {
+            const std::uint8_t token = c[ip++];
+            std::size_t lit = token >> 4;
+            extend(lit);
+            ip += lit;
+            op += lit;
+            if (ip >= end) break;
+            found.push_back({ip, op});
+            ip += 2;
+            std::size_t match = token & 15;
+            extend(match);
+            op += match + 4;
         }
-        if (cpu_ok) {
-            require_same(gpu.multi(one, 1.0), cpu.multi(one, 1.0));
-        } else {
-            REQUIRE_THROWS_AS(gpu.multi(one, 1.0), Error);
-        }
+        m.matches.push_back(found);
     }
+    return m;
+}
+
+// What differs between two results ("" when nothing): lists bit for bit, powders bit for bit
+// when exact (i64), else within 1e-12 (f64).
+std::string list_difference(const SparseBatch& gpu, const SparseBatch& cpu) {
+    if (gpu.nframes != cpu.nframes) return "frame counts differ";
+    const std::size_t bpp = pixel_size(cpu.pixel_type);
+    for (std::size_t f = 0; f < cpu.nframes; ++f) {
+        const SparseFrame g = gpu.frame(f), c = cpu.frame(f);
+        if (g.npixels != c.npixels || std::memcmp(g.indices, c.indices, c.npixels * 4) != 0 ||
+            std::memcmp(g.values, c.values, c.npixels * bpp) != 0)
+            return "frame " + std::to_string(f) + ": lists differ (" + std::to_string(g.npixels) + " pixels on the GPU, " +
+                   std::to_string(c.npixels) + " on the CPU)";
+    }
+    return "";
+}
+std::string difference(const SparseBatch& gpu, const SparseBatch& cpu) { return list_difference(gpu, cpu); }
+std::string difference(const IntegratedBatch& gpu, const IntegratedBatch& cpu) {
+    std::string d = list_difference(gpu.sparse, cpu.sparse);
+    if (!d.empty()) return d;
+    const Powder &g = gpu.powder, &c = cpu.powder;
+    if (g.nframes != c.nframes || g.bins != c.bins || g.acc != c.acc) return "powder shapes differ";
+    if (c.acc == Accumulator::i64)
+        return std::memcmp(g.data, c.data, c.nframes * c.bins * 8) == 0 ? "" : "i64 powders differ";
+    for (std::size_t f = 0; f < c.nframes; ++f)
+        for (std::size_t b = 0; b < c.bins; ++b) {
+            const double x = g.value(f, b), y = c.value(f, b);  // damaged f32 pixels make NaN and infinities
+            if (x != y && !(std::isnan(x) && std::isnan(y)) && !(std::fabs(x - y) <= 1e-12 * std::max(1.0, std::fabs(y))))
+                return "frame " + std::to_string(f) + " bin " + std::to_string(b) + ": powders differ (" + std::to_string(x) +
+                       " on the GPU, " + std::to_string(y) + " on the CPU)";
+        }
+    return "";
+}
+
+// The GPU against the CPU on `batch`, whose frames `damaged` were corrupted; `good` is the
+// batch without them. Returns what went wrong ("" when nothing); counts the corrupted inputs.
+template <class Gpu, class Cpu>
+std::string judge(Gpu& gpu, Cpu& cpu, const std::vector<ByteView>& batch, const std::vector<ByteView>& good,
+                  std::size_t damaged, double cut, bool& cpu_refused) {
+    corrupted_inputs += damaged;
+    std::string cpu_error, gpu_error;
+    try {
+        const auto want = cpu.multi(batch, cut);
+        try {
+            const auto got = gpu.multi(batch, cut);
+            cpu_refused = false;
+            const std::string d = difference(got, want);
+            return d.empty() ? "" : "the CPU accepts the batch, the GPU differs: " + d;
+        } catch (const Error& e) {
+            cpu_refused = false;
+            return std::string("the CPU accepts the batch, the GPU throws: ") + e.what();
+        }
+    } catch (const Error& e) {
+        cpu_error = e.what();
+    }
+    cpu_refused = true;
+    try {
+        gpu.multi(batch, cut);
+        return "the CPU throws \"" + cpu_error + "\", the GPU does not";
+    } catch (const Error& e) {
+        gpu_error = e.what();
+    }
+    if (gpu_error != cpu_error) return "the CPU throws \"" + cpu_error + "\", the GPU \"" + gpu_error + "\"";
+    // The next call on the same object: the good frames alone.
+    try {
+        const auto got = gpu.multi(good, cut);
+        const auto want = cpu.multi(good, cut);
+        const std::string d = difference(got, want);
+        return d.empty() ? "" : "after the error, the good frames differ: " + d;
+    } catch (const Error& e) {
+        return std::string("after the error, the good frames throw: ") + e.what();
+    }
+}
+
+// One stack of frames with its CPU judges and GPU objects in several batch / group settings.
+struct CorruptionBench {
+    Stack stack;
+    IntegrationMatrix matrix;
+    Accumulator acc;
+    bslz4::Chunk2Sparse cpu;
+    bslz4::Chunk2SparseCSC cpu_csc;
+    std::vector<cuda::Chunk2SparseOptions> settings;
+    std::vector<cuda::Chunk2Sparse> gpu;
+    std::vector<cuda::Chunk2SparseCSC> gpu_csc;
+    std::vector<ChunkMap> maps;
+
+    CorruptionBench(Stack s, std::vector<cuda::Chunk2SparseOptions> o)
+        : stack(std::move(s)),
+          matrix(make_matrix(stack.ni * stack.nj, stack.type)),
+          acc(stack.type == PixelType::f32 ? Accumulator::f64 : Accumulator::i64),
+          cpu(stack.mask, stack.ni, stack.nj, stack.type),
+          cpu_csc(stack.mask, stack.ni, stack.nj, stack.type, matrix, acc),
+          settings(std::move(o)) {
+        for (const auto& opt : settings) {
+            gpu.emplace_back(stack.mask, stack.ni, stack.nj, stack.type, opt);
+            gpu_csc.emplace_back(stack.mask, stack.ni, stack.nj, stack.type, matrix, acc, opt);
+        }
+        for (const auto& c : stack.chunks) maps.push_back(map_chunk(c, pixel_size(stack.type)));
+    }
+
+    static IntegrationMatrix make_matrix(std::size_t n, PixelType t) {
+        const IntegrationMatrix m = normalise_matrix(test::random_csr(37, n, 1.5, 21).input());
+        return t == PixelType::f32 ? m : fixed_point_matrix(m, t);
+    }
+
+    // Judges `bad` (the stack with frames `damaged` replaced) with setting k, lists and powders.
+    std::vector<std::string> judge_both(std::size_t k, const std::vector<std::vector<std::uint8_t>>& bad,
+                                        const std::vector<std::size_t>& damaged, bool& cpu_refused) {
+        const std::vector<ByteView> batch(bad.begin(), bad.end());
+        std::vector<ByteView> good;
+        for (std::size_t f = 0; f < bad.size(); ++f)
+            if (std::find(damaged.begin(), damaged.end(), f) == damaged.end()) good.push_back(stack.chunks[f]);
+        bool refused_csc = false;
+        std::vector<std::string> out;
+        const double cut = 2.0;
+        std::string d = judge(gpu[k], cpu, batch, good, damaged.size(), cut, cpu_refused);
+        if (!d.empty()) out.push_back("lists: " + d);
+        if (quick_level() >= 2) return out;  // racecheck: the lists' kernels alone
+        d = judge(gpu_csc[k], cpu_csc, batch, good, damaged.size(), cut, refused_csc);
+        if (!d.empty()) out.push_back("powders: " + d);
+        return out;
+    }
+};
+
+const std::vector<cuda::Chunk2SparseOptions> kCorruptionSettings = {
+    {2, 5, cuda::Unblock::gpu, -1, Codec::lz4},  // groups [0 1] [2..6] [7..11] [12]
+    {1, 1, cuda::Unblock::cpu, -1, Codec::lz4},  // a group a frame, block headers walked on the host
+    {4, 8, cuda::Unblock::gpu, -1, Codec::lz4},  // groups [0..3] [4..11] [12]
+    {0, 0, cuda::Unblock::gpu, -1, Codec::lz4},  // the defaults: one group
+};
+
+std::vector<cuda::Chunk2SparseOptions> corruption_settings() {
+    if (quick_level() == 0) return kCorruptionSettings;
+    if (quick_level() == 1) return {kCorruptionSettings[0], kCorruptionSettings[1]};
+    return {kCorruptionSettings[0]};
+}
+
+void report_failures(const char* what, std::size_t inputs, const std::vector<std::string>& failures) {
+    std::printf("%s: %zu corrupted inputs, %zu disagreements with the CPU\n", what, inputs, failures.size());
+    for (std::size_t k = 0; k < failures.size() && k < 20; ++k) std::printf("  %s\n", failures[k].c_str());
+    INFO(failures.size() << " disagreements; the first: " << (failures.empty() ? "" : failures[0]));
+    REQUIRE(failures.empty());
+}
+
+}  // namespace
+
+TEST_CASE("every kind of corrupted chunk, first, inside or last in a batch, fails as on the CPU; the good frames stay exact",
+          "[gpu][corrupt]") {
+    CorruptionBench bench(eiger_stack(63, 203, PixelType::u16, 13), corruption_settings());  // 4 blocks and a raw tail
+    const std::size_t bpp = 2, frame_bytes = 63 * 203 * bpp;
+    using Chunk = std::vector<std::uint8_t>;
+    struct Damage {
+        const char* what;
+        bool cpu_refuses;  // false: the CPU's verdict decides
+        std::function<void(Chunk&, const ChunkMap&)> apply;
+    };
+    auto first_match = [](const ChunkMap& m, std::size_t b) {
+        REQUIRE(!m.matches[b].empty());
+        return m.matches[b].front();
+    };
+    auto set_offset = [](Chunk& c, const ChunkMap::Match& m, std::size_t offset) {
+        c[m.at] = static_cast<std::uint8_t>(offset);
+        c[m.at + 1] = static_cast<std::uint8_t>(offset >> 8);
+    };
+    const std::vector<Damage> damages = {
+        // lying decoded sizes
+        {"decoded size one pixel more", true, [&](Chunk& c, const ChunkMap&) { test::put_be64(c, 0, frame_bytes + bpp); }},
+        {"decoded size one block less", true, [&](Chunk& c, const ChunkMap&) { test::put_be64(c, 0, frame_bytes - 8192); }},
+        {"decoded size 0", true, [&](Chunk& c, const ChunkMap&) { test::put_be64(c, 0, 0); }},
+        {"decoded size 2^62", true, [&](Chunk& c, const ChunkMap&) { test::put_be64(c, 0, std::uint64_t{1} << 62); }},
+        {"decoded size not a whole pixel", true, [&](Chunk& c, const ChunkMap&) { test::put_be64(c, 0, frame_bytes + 1); }},
+        // block size field
+        {"block size 4096", true, [](Chunk& c, const ChunkMap&) { test::put_be32(c, 8, 4096); }},
+        {"block size not a whole group of pixels", true, [](Chunk& c, const ChunkMap&) { test::put_be32(c, 8, 8193); }},
+        // truncations
+        {"empty chunk", true, [](Chunk& c, const ChunkMap&) { c.clear(); }},
+        {"cut inside the header", true, [](Chunk& c, const ChunkMap&) { c.resize(7); }},
+        {"header only", true, [](Chunk& c, const ChunkMap&) { c.resize(12); }},
+        {"cut inside block 1's length", true, [](Chunk& c, const ChunkMap& m) { c.resize(m.starts[1] + 2); }},
+        {"cut inside block 1", true,
+         [](Chunk& c, const ChunkMap& m) { c.resize(m.starts[1] + 4 + load_be32(c, m.starts[1]) / 2); }},
+        {"cut after block 2", true, [](Chunk& c, const ChunkMap& m) { c.resize(m.block_end(2)); }},
+        {"cut inside the raw tail", true, [](Chunk& c, const ChunkMap&) { c.pop_back(); }},
+        {"a byte cut out of block 0", true, [](Chunk& c, const ChunkMap& m) { c.erase(c.begin() + m.starts[0] + 40); }},
+        // lying block lengths
+        {"block 0 one byte longer", true,
+         [](Chunk& c, const ChunkMap& m) { test::put_be32(c, m.starts[0], load_be32(c, m.starts[0]) + 1); }},
+        {"block 1 one byte shorter", true,
+         [](Chunk& c, const ChunkMap& m) { test::put_be32(c, m.starts[1], load_be32(c, m.starts[1]) - 1); }},
+        {"last block of length 0", true, [](Chunk& c, const ChunkMap& m) { test::put_be32(c, m.starts.back(), 0); }},
+        {"block 0 of length 2^32 - 1", true, [](Chunk& c, const ChunkMap& m) { test::put_be32(c, m.starts[0], 0xFFFFFFFFu); }},
+        {"block 1 swallows the rest of the chunk", true, [](Chunk& c, const ChunkMap& m) {
+             test::put_be32(c, m.starts[1], static_cast<std::uint32_t>(c.size() - m.starts[1] - 4));
+         }},
+        {"last block one byte past the end", true, [](Chunk& c, const ChunkMap& m) {
+             test::put_be32(c, m.starts.back(), static_cast<std::uint32_t>(c.size() - m.starts.back() - 4 + 1));
+         }},
+        {"block 2 longer than any LZ4 block of 8 kB", true, [](Chunk& c, const ChunkMap& m) {
+             const std::size_t len = load_be32(c, m.starts[2]);
+             c.insert(c.begin() + m.starts[2] + 4 + len, 8300 - len, std::uint8_t{0});
+             test::put_be32(c, m.starts[2], 8300);
+         }},
+        // LZ4 offsets before the block's start
+        {"block 0's first match reaches one byte before the block", true, [&](Chunk& c, const ChunkMap& m) {
+             const auto x = first_match(m, 0);
+             set_offset(c, x, x.op + 1);
+         }},
+        {"block 1's middle match has offset 65535", true, [&](Chunk& c, const ChunkMap& m) {
+             REQUIRE(!m.matches[1].empty());
+             set_offset(c, m.matches[1][m.matches[1].size() / 2], 0xFFFF);
+         }},
+        {"the last block's last match reaches one byte before the block", true, [&](Chunk& c, const ChunkMap& m) {
+             REQUIRE(!m.matches.back().empty());
+             const auto x = m.matches.back().back();
+             set_offset(c, x, x.op + 1);
+         }},
+        {"block 1's first match has offset 0", false, [&](Chunk& c, const ChunkMap& m) { set_offset(c, first_match(m, 1), 0); }},
+        {"block 2's last match moved to another valid offset", false, [&](Chunk& c, const ChunkMap& m) {
+             REQUIRE(!m.matches[2].empty());
+             const auto x = m.matches[2].back();
+             set_offset(c, x, 1 + (x.op + 7) % x.op);
+         }},
+        // block counts that disagree with the header
+        {"the last block dropped", true,
+         [](Chunk& c, const ChunkMap& m) { c.erase(c.begin() + m.starts.back(), c.begin() + m.tail); }},
+        {"block 0 dropped", true, [](Chunk& c, const ChunkMap& m) { c.erase(c.begin() + m.starts[0], c.begin() + m.starts[1]); }},
+        {"block 1 twice", true, [](Chunk& c, const ChunkMap& m) {
+             const Chunk copy(c.begin() + m.starts[1], c.begin() + m.starts[2]);
+             c.insert(c.begin() + m.starts[2], copy.begin(), copy.end());
+         }},
+        {"an empty block added before the tail", true,
+         [](Chunk& c, const ChunkMap& m) { c.insert(c.begin() + m.tail, 4, std::uint8_t{0}); }},
+        // bytes left over
+        {"one byte left over", true, [](Chunk& c, const ChunkMap&) { c.push_back(0x5A); }},
+        {"1 MB left over", true, [](Chunk& c, const ChunkMap&) { c.resize(c.size() + (1 << 20), 0x33); }},
+        // bit flips
+        {"block 0's first token flipped", false, [](Chunk& c, const ChunkMap& m) { c[m.starts[0] + 4] ^= 0x10; }},
+        {"a bit of block 1's length flipped", true, [](Chunk& c, const ChunkMap& m) { c[m.starts[1] + 2] ^= 0x04; }},
+        {"a bit of a raw tail pixel flipped (still a valid chunk)", false, [](Chunk& c, const ChunkMap&) { c.back() ^= 0x80; }},
+    };
+    std::vector<std::string> failures;
+    const std::size_t before = corrupted_inputs;
+    std::size_t refused = 0;
+    for (std::size_t k = 0; k < bench.settings.size(); ++k)
+        for (std::size_t at : quick_level() < 2 ? std::vector<std::size_t>{0, 8, 12} : std::vector<std::size_t>{8})
+            for (const Damage& d : damages) {
+                auto bad = bench.stack.chunks;
+                d.apply(bad[at], bench.maps[at]);
+                bool cpu_refused = false;
+                for (const std::string& f : bench.judge_both(k, bad, {at}, cpu_refused))
+                    failures.push_back("setting " + std::to_string(k) + ", frame " + std::to_string(at) + ", " + d.what + ": " + f);
+                if (d.cpu_refuses && !cpu_refused)
+                    failures.push_back(std::string("the CPU accepts '") + d.what + "': the damage is not one");
+                refused += cpu_refused;
+            }
+    std::printf("  (%zu of the batches refused by the CPU)\n", refused);
+    report_failures("every kind of damage", corrupted_inputs - before, failures);
+}
+
+TEST_CASE("random corruption of one or two frames of a batch gives the CPU's verdict, for every type and setting",
+          "[gpu][corrupt]") {
+    std::vector<CorruptionBench> benches;
+    benches.emplace_back(eiger_stack(63, 203, PixelType::u16, 13), corruption_settings());
+    benches.emplace_back(eiger_stack(41, 129, PixelType::i32, 13), corruption_settings());  // 3 blocks, 1 raw pixel
+    benches.emplace_back(eiger_stack(70, 150, PixelType::u8, 13), corruption_settings());   // 2 blocks, 4 raw pixels
+    benches.emplace_back(eiger_stack(33, 250, PixelType::f32, 13), corruption_settings());  // 5 blocks, 2 raw pixels
+    const std::size_t trials = quick_level() == 0 ? 2500 : quick_level() == 1 ? 150 : 20;
+    std::mt19937_64 rng(10);
+    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    using Chunk = std::vector<std::uint8_t>;
+    auto mutate = [&](Chunk& c, const ChunkMap& m, std::size_t bpp, std::size_t frame_bytes) {
+        const std::size_t b = pick(m.starts.size());
+        switch (pick(10)) {
+            case 0:  // bit flips anywhere
+                for (std::size_t k = 0, n = 1 + pick(4); k < n; ++k) c[pick(c.size())] ^= static_cast<std::uint8_t>(1u << pick(8));
+                break;
+            case 1:  // bytes of block data replaced
+                for (std::size_t k = 0, n = 1 + pick(3); k < n; ++k) c[12 + pick(c.size() - 12)] = static_cast<std::uint8_t>(rng());
+                break;
+            case 2:  // truncated
+                c.resize(pick(c.size()));
+                break;
+            case 3: {  // a block's length lies
+                const std::uint32_t len = load_be32(c, m.starts[b]);
+                const std::uint32_t lie = pick(3) == 0 ? static_cast<std::uint32_t>(rng())
+                                                       : len + static_cast<std::uint32_t>(pick(33)) - 16u;
+                test::put_be32(c, m.starts[b], lie);
+                break;
+            }
+            case 4: {  // a match offset: 0, before the block, or another offset inside it
+                if (m.matches[b].empty()) break;
+                const ChunkMap::Match x = m.matches[b][pick(m.matches[b].size())];
+                const std::size_t choice = pick(3);
+                const std::size_t offset = choice == 0 ? 0 : choice == 1 ? x.op + 1 + pick(0x10000 - x.op - 1) : 1 + pick(x.op);
+                c[x.at] = static_cast<std::uint8_t>(offset);
+                c[x.at + 1] = static_cast<std::uint8_t>(offset >> 8);
+                break;
+            }
+            case 5: {  // bytes inserted or cut out
+                const std::size_t at = pick(c.size() + 1), n = 1 + pick(8);
+                if (pick(2))
+                    for (std::size_t k = 0; k < n; ++k) c.insert(c.begin() + at, static_cast<std::uint8_t>(rng()));
+                else
+                    c.erase(c.begin() + at, c.begin() + std::min(c.size(), at + n));
+                break;
+            }
+            case 6:  // the decoded size lies
+                test::put_be64(c, 0, pick(4) == 0 ? rng() : frame_bytes + bpp * (pick(2) ? 1 + pick(3000) : 0 - (1 + pick(3000))));
+                break;
+            case 7: {  // a block dropped or repeated: the block count disagrees with the header
+                const Chunk block(c.begin() + m.starts[b], c.begin() + m.block_end(b));
+                if (pick(2))
+                    c.erase(c.begin() + m.starts[b], c.begin() + m.block_end(b));
+                else
+                    c.insert(c.begin() + m.block_end(b), block.begin(), block.end());
+                break;
+            }
+            case 8:  // bytes left over
+                for (std::size_t k = 0, n = 1 + pick(100); k < n; ++k) c.push_back(static_cast<std::uint8_t>(rng()));
+                break;
+            default: {  // the block size field
+                const std::uint32_t sizes[] = {0, 4096, 16384, 8192 + 16, static_cast<std::uint32_t>(rng())};
+                test::put_be32(c, 8, sizes[pick(5)]);
+            }
+        }
+    };
+    std::vector<std::string> failures;
+    const std::size_t before = corrupted_inputs;
+    std::size_t refused = 0;
+    for (std::size_t trial = 0; trial < trials; ++trial) {
+        CorruptionBench& bench = benches[trial % benches.size()];
+        const std::size_t bpp = pixel_size(bench.stack.type), frame_bytes = bench.stack.ni * bench.stack.nj * bpp;
+        const std::size_t k = pick(bench.settings.size());
+        std::vector<std::size_t> damaged = {pick(13)};
+        if (pick(8) == 0) damaged.push_back(pick(13));
+        if (damaged.size() == 2 && damaged[0] == damaged[1]) damaged.pop_back();
+        auto bad = bench.stack.chunks;
+        for (std::size_t f : damaged) mutate(bad[f], bench.maps[f], bpp, frame_bytes);
+        bool cpu_refused = false;
+        for (const std::string& f : bench.judge_both(k, bad, damaged, cpu_refused))
+            failures.push_back("trial " + std::to_string(trial) + " (" + pixel_type_name(bench.stack.type) + ", setting " +
+                               std::to_string(k) + ", frame " + std::to_string(damaged[0]) + "): " + f);
+        refused += cpu_refused;
+    }
+    std::printf("  (%zu of %zu batches refused by the CPU)\n", refused, trials);
+    report_failures("random corruption", corrupted_inputs - before, failures);
+}
+
+// ---- Device memory and pinned host memory running short.
+
+namespace {
+
+// Holds the GPU's memory as another process would, through the driver the library loaded,
+// until about `leave` bytes are free; gives it all back when destroyed.
+class DeviceMemoryHog {
+public:
+    DeviceMemoryHog() : ctx_(0) {}
+    ~DeviceMemoryHog() {
+        cuda::detail::ScopedContext scope(ctx_);
+        for (CUdeviceptr p : held_) cuda::detail::driver().cuMemFree(p);
+    }
+    DeviceMemoryHog(const DeviceMemoryHog&) = delete;
+    DeviceMemoryHog& operator=(const DeviceMemoryHog&) = delete;
+
+    void leave(std::size_t bytes) {
+        cuda::detail::ScopedContext scope(ctx_);
+        const auto& api = cuda::detail::driver();
+        for (std::size_t piece : {std::size_t{1} << 30, std::size_t{64} << 20, std::size_t{2} << 20})
+            for (;;) {
+                if (free_bytes() < bytes + piece) break;
+                CUdeviceptr p = 0;
+                if (api.cuMemAlloc(&p, piece) != CUDA_SUCCESS) break;
+                held_.push_back(p);
+            }
+    }
+    std::size_t free_bytes() const {
+        cuda::detail::ScopedContext scope(ctx_);
+        std::size_t free = 0, total = 0;
+        cuda::detail::check(cuda::detail::driver().cuMemGetInfo(&free, &total), "cuMemGetInfo");
+        return free;
+    }
+
+private:
+    cuda::detail::PrimaryContext ctx_;
+    std::vector<CUdeviceptr> held_;
+};
+
+// Makes the driver refuse pinned host memory, as a host short of lockable memory does: the
+// library's cuMemAllocHost entry point answers CUDA_ERROR_OUT_OF_MEMORY while this lives.
+class PinnedMemoryRefused {
+public:
+    PinnedMemoryRefused() : api_(const_cast<cuda::detail::DriverApi&>(cuda::detail::driver())), saved_(api_.cuMemAllocHost) {
+        api_.cuMemAllocHost = [](void**, std::size_t) { return CUDA_ERROR_OUT_OF_MEMORY; };
+    }
+    ~PinnedMemoryRefused() { api_.cuMemAllocHost = saved_; }
+    PinnedMemoryRefused(const PinnedMemoryRefused&) = delete;
+    PinnedMemoryRefused& operator=(const PinnedMemoryRefused&) = delete;
+
+private:
+    cuda::detail::DriverApi& api_;
+    decltype(cuda::detail::DriverApi::cuMemAllocHost) saved_;
+};
+
+// What the process writes on stderr while this lives.
+class StderrCapture {
+public:
+    StderrCapture() : file_(std::tmpfile()) {
+        std::fflush(stderr);
+        saved_ = dup(2);
+        dup2(fileno(file_), 2);
+    }
+    ~StderrCapture() {
+        restore();
+        std::fclose(file_);
+    }
+    std::string text() {
+        restore();
+        std::string out;
+        std::rewind(file_);
+        for (int ch; (ch = std::fgetc(file_)) != EOF;) out += static_cast<char>(ch);
+        return out;
+    }
+
+private:
+    void restore() {
+        if (saved_ < 0) return;
+        std::fflush(stderr);
+        dup2(saved_, 2);
+        close(saved_);
+        saved_ = -1;
+    }
+    std::FILE* file_;
+    int saved_ = -1;
+};
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("options asking for batches and groups larger than the GPU are bounded by its free memory", "[gpu][memory]") {
+    const Stack s = eiger_stack(1024, 1024, PixelType::u32, 20);
+    cuda::Chunk2Sparse gpu(s.mask, s.ni, s.nj, s.type, {1u << 30, 1u << 30, cuda::Unblock::gpu, -1, Codec::lz4});
+    CHECK(gpu.batch() <= 64);
+    CHECK(gpu.group() <= 256);
+    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    require_same(gpu.multi(s.views(), 3.0), cpu.multi(s.views(), 3.0));
+}
+
+TEST_CASE("with most of the GPU held elsewhere, objects fit in what is free, what cannot fit is a clear error, and they "
+          "work again once memory is back", "[gpu][memory]") {
+    const std::size_t ni = 1024, nj = 1024, n = ni * nj;  // u32: 4.2 MB frames
+    Stack quiet{ni, nj, PixelType::u32, {}, test::random_mask(n, 4)};
+    Stack noisy = quiet;  // incompressible: chunks as large as frames
+    for (std::uint32_t f = 0; f < 12; ++f) {
+        quiet.chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, PixelType::u32, f), 4));
+        std::vector<std::uint8_t> raw(n * 4);
+        std::mt19937 rng(f);
+        for (auto& b : raw) b = static_cast<std::uint8_t>(rng());
+        noisy.chunks.push_back(encode_chunk(raw, 4));
+    }
+    const IntegrationMatrix m = fixed_point_matrix(normalise_matrix(test::random_csr(64, n, 1.0, 3).input()), PixelType::u32);
+    bslz4::Chunk2Sparse cpu(quiet.mask, ni, nj, PixelType::u32);
+    bslz4::Chunk2SparseCSC cpu_csc(quiet.mask, ni, nj, PixelType::u32, m, Accumulator::i64);
+    auto same_powders = [](const IntegratedBatch& g, const IntegratedBatch& c) {
+        require_same(g.sparse, c.sparse);
+        REQUIRE(std::memcmp(g.powder.data, c.powder.data, c.powder.nframes * c.powder.bins * 8) == 0);
+    };
+    const std::vector<std::string> out_of_memory = {"CUDA_ERROR_OUT_OF_MEMORY", " MB free of "};
+    auto plus = [](std::vector<std::string> v, const std::string& more) {
+        v.push_back(more);
+        return v;
+    };
+    std::optional<cuda::Chunk2Sparse> lists;
+    std::optional<cuda::Chunk2SparseCSC> powders;
+    {
+        DeviceMemoryHog hog;
+        hog.leave(std::size_t{1} << 30);
+        INFO("free with 1 GB left: " << hog.free_bytes() / 1e6 << " MB");
+        lists.emplace(quiet.mask, ni, nj, PixelType::u32);
+        powders.emplace(quiet.mask, ni, nj, PixelType::u32, m, Accumulator::i64);
+        std::printf("with %.0f MB of the GPU free: batch %u, group %u\n", hog.free_bytes() / 1e6, lists->batch(), lists->group());
+        CHECK(lists->group() < 256);  // 1/16 of the free memory holds 16 frames
+        require_same(lists->multi(quiet.views(), 5.0), cpu.multi(quiet.views(), 5.0));
+        same_powders(powders->multi(quiet.views(), 5.0), cpu_csc.multi(quiet.views(), 5.0));
+
+        hog.leave(std::size_t{8} << 20);
+        std::printf("with %.1f MB of the GPU free:\n", hog.free_bytes() / 1e6);
+        // The call throws bslz4::Error, with all of `parts` in its message (or exactly `exact`).
+        auto expect_error = [&](const char* what, auto&& call, const std::vector<std::string>& parts,
+                                const std::string& exact = "") {
+            std::string message = "(no error)";
+            try {
+                call();
+            } catch (const Error& e) {
+                message = e.what();
+            }
+            std::printf("  %s: %s\n", what, message.c_str());
+            INFO(what << ": " << message);
+            for (const std::string& p : parts) CHECK(message.find(p) != std::string::npos);
+            if (!exact.empty()) CHECK(message == exact);
+        };
+        expect_error("lists of incompressible frames", [&] { lists->multi(noisy.views(), 5.0); },
+                     plus(out_of_memory, "cuMemAlloc("));
+        expect_error("powders of incompressible frames", [&] { powders->multi(noisy.views(), 5.0); }, out_of_memory);
+        expect_error("decompress", [&] { lists->decompress(quiet.views()); },
+                     plus(out_of_memory, "cuMemAlloc(device array, 50.3 MB)"));
+        expect_error("integrate", [&] { powders->integrate(noisy.views()); }, out_of_memory);
+        expect_error("a new object", [&] { cuda::Chunk2Sparse(quiet.mask, ni, nj, PixelType::u32); },
+                     {"CUDA_ERROR_OUT_OF_MEMORY"});
+        // A call that fits in what is free still works: no buffer is left sized for the calls
+        // that failed.
+        const std::vector<ByteView> one = {quiet.chunks[5]};
+        require_same(lists->multi(one, 5.0), cpu.multi(one, 5.0));
+        same_powders(powders->multi(one, 5.0), cpu_csc.multi(one, 5.0));
+        // A chunk longer than any chunk of a frame is refused before it could take memory.
+        auto long_chunks = quiet.chunks;
+        long_chunks[0].resize(long_chunks[0].size() + (std::size_t{64} << 20), 1);
+        const std::vector<ByteView> long_views(long_chunks.begin(), long_chunks.end());
+        std::string cpu_says;
+        try {
+            cpu.multi(long_views, 5.0);
+        } catch (const Error& e) {
+            cpu_says = e.what();
+        }
+        REQUIRE_THAT(cpu_says, Catch::StartsWith("frame 0: ") && Catch::Contains("left over"));
+        expect_error("a chunk 64 MB too long", [&] { lists->multi(long_views, 5.0); }, {}, cpu_says);
+    }
+    // Memory back: the same objects work, bit for bit, and new ones can be made.
+    require_same(lists->multi(noisy.views(), 5.0), cpu.multi(noisy.views(), 5.0));
+    same_powders(powders->multi(noisy.views(), 5.0), cpu_csc.multi(noisy.views(), 5.0));
+    const auto dense = lists->decompress(quiet.views()).to_host();
+    for (std::size_t f = 0; f < quiet.chunks.size(); ++f)
+        REQUIRE(std::memcmp(dense.data() + f * n * 4, decode_chunk(quiet.chunks[f], 4).data(), n * 4) == 0);
+    const auto sums = powders->integrate(noisy.views()).to_host();
+    REQUIRE(std::memcmp(sums.data(), cpu_csc.multi(noisy.views(), 0.0).powder.data, 12 * 64 * 8) == 0);
+    cuda::Chunk2Sparse fresh(quiet.mask, ni, nj, PixelType::u32);
+    require_same(fresh.multi(noisy.views(), 5.0), cpu.multi(noisy.views(), 5.0));
+}
+
+TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pageable memory after one warning, with the "
+          "same results", "[gpu][pinned]") {
+    const Stack s = eiger_stack(96, 160, PixelType::u16, 40);
+    const std::size_t n = s.ni * s.nj;
+    const IntegrationMatrix m = fixed_point_matrix(normalise_matrix(test::random_csr(19, n, 2.0, 5).input()), s.type);
+    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    bslz4::Chunk2SparseCSC cpu_csc(s.mask, s.ni, s.nj, s.type, m, Accumulator::i64);
+    std::vector<std::uint64_t> offsets, lengths;
+    std::size_t total = 0;
+    for (const auto& c : s.chunks) {
+        offsets.push_back(total);
+        lengths.push_back(c.size());
+        total += c.size();
+    }
+    std::string warnings;
+    {
+        StderrCapture err;
+        PinnedMemoryRefused refused;
+        cuda::Chunk2Sparse a(s.mask, s.ni, s.nj, s.type, {4, 8, cuda::Unblock::gpu, -1, Codec::lz4});
+        cuda::Chunk2Sparse b(s.mask, s.ni, s.nj, s.type, {3, 16, cuda::Unblock::cpu, -1, Codec::lz4});
+        cuda::Chunk2SparseCSC c(s.mask, s.ni, s.nj, s.type, m, Accumulator::i64);
+        cuda::PinnedHostMemory buffer(total);  // pageable too: staged like any caller memory
+        for (std::size_t f = 0; f < s.chunks.size(); ++f) std::memcpy(buffer.data() + offsets[f], s.chunks[f].data(), lengths[f]);
+        for (int round = 0; round < 2; ++round) {
+            require_same(a.multi(s.views(), 2.0), cpu.multi(s.views(), 2.0));
+            require_same(b.multi(s.views(), 2.0), cpu.multi(s.views(), 2.0));
+            require_same(a.from_buffer(ByteView(buffer.data(), total), offsets, lengths, 2.0), cpu.multi(s.views(), 2.0));
+            const IntegratedBatch g = c.multi(s.views(), 2.0), want = cpu_csc.multi(s.views(), 2.0);
+            require_same(g.sparse, want.sparse);
+            REQUIRE(std::memcmp(g.powder.data, want.powder.data, 40 * 19 * 8) == 0);
+        }
+        warnings = err.text();
+    }
+    std::printf("stderr while pinned memory was refused:\n%s", warnings.c_str());
+    CHECK(count_of(warnings, "bslz4: warning: the driver refused pinned host memory") == 1);
+    CHECK(count_of(warnings, "\n") == 1);
+    CHECK_THAT(warnings, Catch::Contains("CUDA_ERROR_OUT_OF_MEMORY") && Catch::Contains("using pageable memory instead"));
+    // Pinned again once the driver gives it.
+    cuda::Chunk2Sparse again(s.mask, s.ni, s.nj, s.type);
+    require_same(again.multi(s.views(), 2.0), cpu.multi(s.views(), 2.0));
 }
 
 TEST_CASE("what the GPU does not decode is refused with a pointer to the CPU class", "[gpu]") {
@@ -435,5 +1031,7 @@ int main(int argc, char** argv) {
     const cuda::DeviceInfo info = cuda::device_info(0);
     std::printf("GPU: %s, sm_%d, %d SMs, driver %d; kernels built for %s\n", info.name.c_str(), info.sm,
                 info.multiprocessors, info.driver_version, cuda::built_architectures());
-    return Catch::Session().run(argc, argv);
+    const int failed = Catch::Session().run(argc, argv);
+    std::printf("corrupted chunks handed to the GPU: %zu\n", corrupted_inputs);
+    return failed;
 }
