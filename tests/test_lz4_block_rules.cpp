@@ -268,3 +268,12 @@ TEST_CASE("an LZ4 failure on a block that starts like a zstd frame says to try -
     lz4[16] = lz4[17] = lz4[18] = 0;
     REQUIRE_THROWS_WITH(decode_chunk(lz4, 2, Codec::lz4), !Catch::Contains("zstd"));
 }
+
+TEST_CASE("the wrong-codec hint names the other codec only when the block's first bytes point to it", "[lz4]") {
+    const std::vector<std::uint8_t> zstd_like = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x00}, lz4_like = {0x80, 1, 2, 3, 4, 5, 6, 7, 8};
+    CHECK(detail::wrong_codec_hint(Codec::lz4, zstd_like) == " (this block starts like a zstd frame: try --codec zstd)");
+    CHECK(detail::wrong_codec_hint(Codec::lz4, lz4_like).empty());
+    CHECK(detail::wrong_codec_hint(Codec::zstd, lz4_like) == " (this block does not start like a zstd frame: try --codec lz4)");
+    CHECK(detail::wrong_codec_hint(Codec::zstd, zstd_like).empty());
+    CHECK(detail::wrong_codec_hint(Codec::lz4, std::vector<std::uint8_t>{0x28, 0xB5}).empty());  // too short to tell
+}

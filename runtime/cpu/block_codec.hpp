@@ -29,6 +29,10 @@ void compress_zstd(const std::uint8_t* src, std::size_t n, int level, std::vecto
 // Appends the compressed block to out (without the 4-byte length).
 void compress_block(Codec codec, const std::uint8_t* src, std::size_t n, int level, std::vector<std::uint8_t>& out);
 
+// When a block refused as `codec` looks like the other codec's (a zstd frame's magic number
+// first, or its absence), " (... try --codec X)" for the message; else "".
+std::string wrong_codec_hint(Codec codec, ByteView src);
+
 // Why decompress_lz4 refused a block: walks its sequences with every bound and rule checked (the
 // list in lz4_block.cpp) and names the first fault (truncated sequence, offset 0 or before the
 // start, a match in the block's last 12 or 5 bytes, output too long or too short).
