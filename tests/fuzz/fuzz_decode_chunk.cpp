@@ -3,10 +3,7 @@
 // the same bytes. zstd blocks are held against ZSTD_decompress itself.
 // Input: byte 0 picks the element size ((byte & 15) + 1) and the codec (bit 4: zstd), the
 // rest is the chunk.
-//
-// BSLZ4_FUZZ_LIBLZ4_LENIENT=1 tolerates one known disagreement: the library accepting an LZ4
-// block that the reference refuses only for an offset of 0 or for breaking the end-of-block
-// rules (liblz4 1.9.4's LZ4_decompress_safe lets both through; the library is to refuse them).
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -29,8 +26,6 @@ using bslz4::fuzz::Refusal;
 // decoders would allocate. Such headers are the layout and Chunk2Sparse targets' business.
 constexpr std::uint64_t kMaxFrameBytes = 64u << 20;
 
-bool lenient_lz4 = false;
-
 std::vector<std::vector<std::uint8_t>> make_seeds() {
     std::vector<std::vector<std::uint8_t>> seeds;
     for (const auto& c : fuzz::seed_chunks()) {
@@ -46,7 +41,6 @@ std::vector<std::vector<std::uint8_t>> make_seeds() {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     fuzz::write_seeds_if_asked(make_seeds);
-    lenient_lz4 = fuzz::env_flag("BSLZ4_FUZZ_LIBLZ4_LENIENT");
     return 0;
 }
 
@@ -71,10 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
 
     const bool ref_ok = ref.refusal == Refusal::none;
-    if (ok && !ref_ok) {
-        if (lenient_lz4 && (ref.refusal == Refusal::lz4_offset_zero || ref.refusal == Refusal::lz4_end_rules)) return 0;
-        fail(where + "the library decoded it, the reference refuses it (" + ref.why + ")");
-    }
+    if (ok && !ref_ok) fail(where + "the library decoded it, the reference refuses it (" + ref.why + ")");
     if (!ok && ref_ok) fail(where + "the library refused a chunk the reference decodes: " + message);
     if (!ok) {
         if (message.empty()) fail(where + "an error without a message");

@@ -4,7 +4,6 @@
 #pragma once
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 namespace bslz4::fuzz {
@@ -13,11 +12,6 @@ namespace bslz4::fuzz {
     std::fprintf(stderr, "\n==== fuzz check failed: %s\n", what.c_str());
     std::fflush(stderr);
     std::abort();
-}
-
-inline bool env_flag(const char* name) {
-    const char* v = std::getenv(name);
-    return v && *v && std::strcmp(v, "0") != 0;
 }
 
 }  // namespace bslz4::fuzz

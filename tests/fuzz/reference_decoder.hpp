@@ -3,16 +3,18 @@
 // byte by byte and with every bound checked, slow and plain. It never shares code with the
 // library's decoder; the bit transpose is the test suite's own bit-by-bit one.
 //
-// LZ4 rules applied (the block format's, as liblz4 1.9.4's LZ4_decompress_safe enforces them
-// when it decodes a whole block into a buffer of exactly the block's size):
+// LZ4 rules applied (the block format's; liblz4 1.9.4's LZ4_decompress_safe enforces the same
+// except where noted):
 //   - a sequence is a token, literals (length 15 continued by bytes while they are 255), then,
 //     unless the literals end the input, a 2-byte little-endian offset and a match of
 //     4 + (token & 15) bytes (15 continued likewise);
 //   - the last sequence is literals only and ends exactly at the end of the input;
 //   - the offset is 1 .. (bytes decoded so far); 0 is refused (the format forbids it; liblz4
-//     1.9.4 lets it through);
+//     lets it through);
 //   - a match starts at least 12 bytes before the end of the block (MFLIMIT) and ends at
-//     least 5 bytes before it (LASTLITERALS: the last 5 bytes are literals);
+//     least 5 bytes before it (LASTLITERALS: the last 5 bytes are literals; liblz4 lets a match
+//     end closer when it takes its short-sequence path, see
+//     seeds/decode_chunk/lz4_match_ends_in_last_5_bytes);
 //   - the block decodes to exactly its size, no more, no less.
 // liblz4's other limits (on where length bytes may end, on reading near the input's end)
 // refuse nothing these rules accept: any block valid here is followed, after each length,
@@ -29,8 +31,7 @@
 
 namespace bslz4::fuzz {
 
-// Why the reference refused a chunk (none: decoded). The LZ4 end-of-block and offset-0
-// refusals are told apart because liblz4 1.9.4 lets some of them through.
+// Why the reference refused a chunk (none: decoded), for the failure messages.
 enum class Refusal { none, layout, lz4_bounds, lz4_offset_zero, lz4_end_rules, lz4_size, zstd };
 
 inline const char* refusal_name(Refusal r) {
