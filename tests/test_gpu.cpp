@@ -235,7 +235,7 @@ TEST_CASE("objects on two GPUs work side by side, each on its own device", "[gpu
     }
     const std::size_t ni = 60, nj = 70, n = ni * nj;
     const Stack s = eiger_stack(ni, nj, PixelType::u16, 30);
-    const IntegrationMatrix x = fixed_point_matrix(normalise_matrix(test::random_csr(17, n, 2.0, 8).input()));
+    const IntegrationMatrix x = fixed_point_matrix(normalise_matrix(test::random_csr(17, n, 2.0, 8).input()), s.type);
     bslz4::Chunk2SparseCSC cpu(s.mask, ni, nj, s.type, x, Accumulator::i64);
     const IntegratedBatch want = cpu.multi(s.views(), 2.0);
     const cuda::Chunk2SparseOptions on0{0, 0, cuda::Unblock::gpu, 0, Codec::lz4}, on1{0, 0, cuda::Unblock::gpu, 1, Codec::lz4};
@@ -957,7 +957,8 @@ TEST_CASE("GPU powders equal the CPU's for every type, acc and mask; random matr
     const std::size_t ni = 70, nj = 90, n = ni * nj;
     for (std::size_t bins : {1u, 9u, 500u}) {
         const IntegrationMatrix m = normalise_matrix(test::random_csr(bins, n, 2.0, static_cast<std::uint32_t>(bins)).input());
-        const IntegrationMatrix x = fixed_point_matrix(m);
+        // The u32 scale is the smallest: it serves every type acc i64 takes.
+        const IntegrationMatrix x = fixed_point_matrix(m, PixelType::u32);
         for (PixelType t : kGpuTypes) {
             const Stack s = eiger_stack(ni, nj, t, 300);
             const auto mask = test::random_mask(n, 12);
@@ -983,7 +984,7 @@ TEST_CASE("GPU powders equal the CPU's for every type, acc and mask; random matr
 TEST_CASE("integrate and decompress leave their results on the GPU, in arrays the caller owns", "[gpu][integrate]") {
     const std::size_t ni = 50, nj = 64, n = ni * nj;
     const Stack s = eiger_stack(ni, nj, PixelType::u16, 21);
-    const IntegrationMatrix x = fixed_point_matrix(normalise_matrix(test::random_csr(33, n, 2.0, 4).input()));
+    const IntegrationMatrix x = fixed_point_matrix(normalise_matrix(test::random_csr(33, n, 2.0, 4).input()), s.type);
     bslz4::Chunk2SparseCSC cpu(s.mask, ni, nj, s.type, x, Accumulator::i64);
     cuda::Chunk2SparseCSC gpu(s.mask, ni, nj, s.type, x, Accumulator::i64, {4, 8, cuda::Unblock::gpu, -1, Codec::lz4});
     const IntegratedBatch want = cpu.multi(s.views(), 1.0);

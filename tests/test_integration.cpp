@@ -294,8 +294,8 @@ TEST_CASE("a fixed-point matrix made for narrower pixels is refused, not overflo
     REQUIRE_THROWS_WITH(Chunk2SparseCSC(mask, ni, nj, PixelType::u32, x16, Accumulator::i64),
                         Catch::Contains("can overflow int64 with u32 pixels") && Catch::Contains("bin 0") &&
                             Catch::Contains("fixed_point_matrix(matrix, PixelType::u32)"));
-    // The type-free form makes a matrix every type acc i64 takes can use.
-    const IntegrationMatrix any = fixed_point_matrix(m);
+    // The u32 scale is the smallest: a matrix made for u32 serves every type acc i64 takes.
+    const IntegrationMatrix any = fixed_point_matrix(m, PixelType::u32);
     for (PixelType t : {PixelType::u8, PixelType::u16, PixelType::u32, PixelType::i8, PixelType::i16, PixelType::i32})
         REQUIRE_NOTHROW(Chunk2SparseCSC(mask, ni, nj, t, any, Accumulator::i64));
 }

@@ -82,7 +82,7 @@ TEST_CASE("the pyFAI matrix, csr and csc, gives expected_powder: f64 to 1e-12, f
         check(f64.multi(views, 10.0).powder, 1e-12);
         Chunk2SparseCSC f32(r.use, r.ni, r.nj, PixelType::u32, m, Accumulator::f32);
         check(f32.multi(views, 10.0).powder, 1e-5);
-        Chunk2SparseCSC i64(r.use, r.ni, r.nj, PixelType::u32, fixed_point_matrix(m), Accumulator::i64);
+        Chunk2SparseCSC i64(r.use, r.ni, r.nj, PixelType::u32, fixed_point_matrix(m, PixelType::u32), Accumulator::i64);
         check(i64.multi(views, 10.0).powder, 1e-5);
     }
 }
@@ -121,7 +121,7 @@ TEST_CASE("on the GPU, the pyFAI matrix gives expected_powder and the CPU's int6
         check(f64.multi(views, 10.0).powder, 1e-12);
         cuda::Chunk2SparseCSC f32(r.use, r.ni, r.nj, PixelType::u32, m, Accumulator::f32);
         check(f32.multi(views, 10.0).powder, 1e-5);
-        const IntegrationMatrix x = fixed_point_matrix(m);
+        const IntegrationMatrix x = fixed_point_matrix(m, PixelType::u32);
         cuda::Chunk2SparseCSC gi(r.use, r.ni, r.nj, PixelType::u32, x, Accumulator::i64);
         Chunk2SparseCSC ci(r.use, r.ni, r.nj, PixelType::u32, x, Accumulator::i64);
         const Powder gp = gi.multi(views, 10.0).powder;

@@ -206,7 +206,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     IntegrationMatrix matrix;
     if (!job.matrix_spec.empty()) {
         matrix = read_matrix_file(job.matrix_spec);
-        if (job.acc == Accumulator::i64) matrix = fixed_point_matrix(matrix);
+        if (job.acc == Accumulator::i64) matrix = fixed_point_matrix(matrix, scan.type);
         info.bins = matrix.bins;
         info.acc = job.acc;
         info.powder_scale = matrix.fixed_point() ? matrix.powder_scale : 1;

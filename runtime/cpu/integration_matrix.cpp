@@ -165,8 +165,4 @@ IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& m, PixelType type,
     return out;
 }
 
-IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& m, int weight_bits) {
-    return fixed_point_matrix(m, PixelType::u32, weight_bits);
-}
-
 }  // namespace bslz4

@@ -66,8 +66,4 @@ constexpr int kMinFixedPointBits = 16;
 // Float pixels and 64-bit integers (one pixel alone can pass int64) are refused.
 IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& matrix, PixelType pixel_type, int weight_bits = 24);
 
-// Transitional: fixed_point_matrix(matrix, PixelType::u32, weight_bits), a matrix every pixel
-// type acc i64 takes can use (u32 needs the smallest scale). For callers not yet passing the type.
-IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& matrix, int weight_bits = 24);
-
 }  // namespace bslz4
