@@ -210,6 +210,15 @@ TEST_CASE("a valid chunk whose header says 4 GiB blocks decodes within its frame
             }) == 0);
 }
 
+TEST_CASE("encoding with a block size past the frame allocates for the frame, not the block size", "[errors][memory]") {
+    const auto raw = bslz4::test::random_pixels<std::uint16_t>(64 * 48, 12);
+    // 0: the chunk decodes to the frame; 97: an allocation of gigabytes failed.
+    REQUIRE(with_1gib_more_address_space([&] {
+                const auto chunk = encode_chunk(raw, 2, {Codec::lz4, 0xFFFFFFF0u, 3});
+                return decode_chunk(chunk, 2) == raw && block_starts(chunk, 2).n_blocks() == 1 ? 0 : 1;
+            }) == 0);
+}
+
 TEST_CASE("a zstd frame whose header records 4 GiB is refused before anything is allocated", "[errors][memory]") {
     // The chunk says 0xFFFFFFF8 bytes in one block; the 12-byte zstd frame records that content
     // size (single segment, 4-byte size) but holds one empty raw block.

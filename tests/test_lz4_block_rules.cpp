@@ -267,6 +267,12 @@ TEST_CASE("an LZ4 failure on a block that starts like a zstd frame says to try -
     auto lz4 = encode_chunk(raw, 2, {Codec::lz4, 8192, 3});
     lz4[16] = lz4[17] = lz4[18] = 0;
     REQUIRE_THROWS_WITH(decode_chunk(lz4, 2, Codec::lz4), !Catch::Contains("zstd"));
+    // The other way round, and a zstd block too small to be the LZ4 block the header implies.
+    REQUIRE_THROWS_WITH(decode_chunk(encode_chunk(raw, 2, {Codec::lz4, 8192, 3}), 2, Codec::zstd),
+                        Catch::Contains("try --codec lz4"));
+    const std::vector<std::uint8_t> zeros(40000, 0);
+    REQUIRE_THROWS_WITH(decode_chunk(encode_chunk(zeros, 2, {Codec::zstd, 8192, 3}), 2, Codec::lz4),
+                        Catch::Contains("cannot decode") && Catch::Contains("try --codec zstd"));
 }
 
 TEST_CASE("the wrong-codec hint names the other codec only when the block's first bytes point to it", "[lz4]") {

@@ -21,7 +21,7 @@ ChunkDecoder::ChunkDecoder(ByteView chunk, std::size_t elem_size, Codec codec, s
         if (bytes > max_decoded_bytes(codec, src))
             throw Error("block " + std::to_string(b) + " of " + std::to_string(layout_.n_blocks()) + ": a " +
                         codec_name(codec) + " block of " + std::to_string(src.size) + " bytes cannot decode to the " +
-                        std::to_string(bytes) + " bytes the header implies");
+                        std::to_string(bytes) + " bytes the header implies" + wrong_codec_hint(codec, src));
     }
 }
 
@@ -36,7 +36,7 @@ void ChunkDecoder::decode_block(std::size_t b, BlockScratch& scratch, std::uint8
         decompress_block(codec_, src, scratch.planes.data(), bytes);
     } catch (const Error& e) {
         throw Error("block " + std::to_string(b) + " of " + std::to_string(layout_.n_blocks()) + " (chunk offset " +
-                    std::to_string(at) + "): " + e.what());
+                    std::to_string(at) + "): " + e.what() + wrong_codec_hint(codec_, src));
     }
     bit_unshuffle(scratch.planes.data(), dst, n, es, scratch.rows.data());
 }

@@ -32,8 +32,10 @@ std::vector<std::uint8_t> encode_chunk(ByteView raw, std::size_t elem_size, cons
     detail::store_be64(out.data(), raw.size);
     detail::store_be32(out.data() + 8, static_cast<std::uint32_t>(block_field));
 
-    std::vector<std::uint8_t> planes(block_elems * elem_size), scratch(block_elems * elem_size);
     const std::size_t shuffled = n - n % kBitshuffleGroup;
+    // A block is never larger than the frame, whatever block size was asked for.
+    const std::size_t largest = std::min(block_elems, shuffled);
+    std::vector<std::uint8_t> planes(largest * elem_size), scratch(largest * elem_size);
     for (std::size_t first = 0; first < shuffled; first += block_elems) {
         const std::size_t count = std::min(block_elems, shuffled - first);
         detail::bit_shuffle(raw.data + first * elem_size, planes.data(), count, elem_size, scratch.data());

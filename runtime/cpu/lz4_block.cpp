@@ -203,14 +203,6 @@ bool decode_lz4_block(const std::uint8_t* ip, std::size_t n, std::uint8_t* const
 
 }  // namespace
 
-std::string wrong_codec_hint(Codec codec, ByteView src) {
-    static constexpr std::uint8_t kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};  // 0xFD2FB528, little-endian
-    const bool zstd_like = src.size >= 4 && std::memcmp(src.data, kZstdMagic, 4) == 0;
-    if (codec == Codec::lz4 && zstd_like) return " (this block starts like a zstd frame: try --codec zstd)";
-    if (codec == Codec::zstd && !zstd_like) return " (this block does not start like a zstd frame: try --codec lz4)";
-    return "";
-}
-
 std::uint64_t max_decoded_lz4(ByteView src) {
     constexpr std::uint64_t kMaxRatio = 256, kSlack = 64;
     return std::uint64_t{src.size} * kMaxRatio + kSlack;
@@ -265,7 +257,7 @@ std::string explain_lz4_failure(ByteView src, std::size_t expected) {
 
 void decompress_lz4(ByteView src, std::uint8_t* dst, std::size_t expected) {
     if (decode_lz4_block(src.data, src.size, dst, expected)) return;
-    throw Error(explain_lz4_failure(src, expected) + wrong_codec_hint(Codec::lz4, src));
+    throw Error(explain_lz4_failure(src, expected));
 }
 
 void compress_lz4(const std::uint8_t* src, std::size_t n, std::vector<std::uint8_t>& out) {
