@@ -53,6 +53,7 @@ enum FaultCode : uint32_t {
     kLz4BadOffset = 9,      // a match offset of 0 or before the block's start
     kLz4TooMany = 10,       // decodes to more bytes than the block holds
     kLz4TooFew = 11,        // decodes to fewer bytes than the block holds
+    kLz4EndOfBlock = 12,    // a match in the block's last 12 bytes, or ending in its last 5
 };
 
 // value > cut for the launch's pixel type: integers compare with an integer threshold

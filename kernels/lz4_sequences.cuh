@@ -139,13 +139,12 @@ __device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ block, un
         const unsigned offset = in.word(ip) & 0xFFFFu;
         ip += 2;
         if (offset == 0 || offset > op) return kLz4BadOffset;
-        // The end-of-block rules: the host names the fault from the CPU decoder's walk, so they
-        // share kLz4TooMany (a match that runs into the block's last bytes).
-        if (out_len - op < kMatchStartLimit) return kLz4TooMany;
+        // The end-of-block rules, as the CPU decoder keeps them (runtime/cpu/lz4_block.cpp).
+        if (out_len - op < kMatchStartLimit) return kLz4EndOfBlock;
         unsigned match = token & kRunMask;
         if (match == kRunMask && !lz4_extend(in, in_len, ip, match)) return kLz4Truncated;
         match += kMinMatch;
-        if (match > out_len - op - kLastLiterals) return kLz4TooMany;
+        if (match > out_len - op - kLastLiterals) return kLz4EndOfBlock;
         seq[n++] = make_sequence(literal_at, lit, offset, match);
         op += match;
     }

@@ -50,6 +50,7 @@ inline std::string fault_name(std::uint32_t code) {
         case abi::kLz4BadOffset: return "LZ4 match offset before the start of the block";
         case abi::kLz4TooMany: return "LZ4 block decodes to more than 8192 bytes";
         case abi::kLz4TooFew: return "LZ4 block decodes to too few bytes";
+        case abi::kLz4EndOfBlock: return "LZ4 match in the block's last 12 bytes, or ending in its last 5";
     }
     return "fault code " + std::to_string(code);
 }
