@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz (clang, ASan + UBSan) and runs each in turn for
-# SECONDS_PER_TARGET from a seed corpus, printing one line per target:
+# SECONDS_PER_TARGET from a seed corpus, printing one line per target (TARGET: chunk_layout,
+# decode_chunk, chunk2sparse, integration, scan_reader):
 #   fuzz TARGET: ok (N execs, cov C)     or     fuzz TARGET: FAILED (...)
-# (TARGET without its fuzz_ prefix: chunk_layout, decode_chunk, chunk2sparse, ...)
 # and exits nonzero when any failed (a crash, a sanitizer report, a wrong answer, a leak, an
 # allocation over the malloc limit, a hang).
 #
