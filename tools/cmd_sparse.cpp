@@ -1,7 +1,7 @@
 // bslz4 sparse: the main job. Every frame of an HDF5 scan -> the pixels above a cut (and the
-// powder pattern, with a matrix) in an ImageD11 sparse file. A reader thread fetches the next
-// chunks (HDF5 direct chunk reads) while the current ones are decoded, on the GPU when there
-// is one.
+// powder pattern, with a matrix) in an ImageD11 sparse file; the job itself (reads, decoding on
+// the GPU when there is one, writes) is sparse_job's. Several scans (a campaign, shared out over
+// a job array with --shard) go one by one with the same options, an output each in the -o folder.
 #include <sys/stat.h>
 
 #include <atomic>
@@ -14,6 +14,7 @@
 #include "sparse_job.hpp"
 #if BSLZ4_HAVE_HDF5
 #include "hdf5/matrix_file.hpp"
+#include "sparse_campaign.hpp"
 #endif
 
 namespace bslz4::tool {
@@ -22,6 +23,7 @@ namespace {
 
 constexpr const char* kHelp =
     "usage: bslz4 sparse INPUT.h5 [--dataset PATH] -o OUTPUT.h5 --cut C [options]\n"
+    "       bslz4 sparse (INPUT.h5... | --list FILE) -o DIR --cut C [--shard K/N] [options]\n"
     "Every frame of an HDF5 scan (bitshuffle chunks, filter 32008, one chunk a frame; read raw,\n"
     "no filter plugin needed) -> the pixels above the cut, and with --matrix the powder pattern,\n"
     "in ImageD11's sparse layout (a group per input dataset: row, col, intensity, nnz, powder).\n"
@@ -39,28 +41,30 @@ constexpr const char* kHelp =
     "  --frames A:B         frames A to B-1 of the scan (default all)\n"
     "  --cpu | --gpu        where to decode (default: the GPU when there is one)\n"
     "  --device N           which GPU (default 0)\n"
-    "  --quiet              no progress\n";
+    "  --quiet              no progress\n"
+    "Several scans (a campaign) run one by one with the same options:\n"
+    "  -o DIR               with several inputs, --list or --shard (or a single input and an\n"
+    "                       existing folder or a name ending in /): DIR/NAME_sparse.h5 for each\n"
+    "                       .../NAME.h5 (DIR is created). Two inputs with one file name in\n"
+    "                       different folders are refused (they would write one output)\n"
+    "  --list FILE          the inputs, one path a line (# comments and blank lines skipped)\n"
+    "  --shard K/N          only inputs K, K+N, K+2N... of the list (0 <= K < N), e.g.\n"
+    "                       --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT in a job array\n"
+    "A failed scan is reported (bslz4: FILE: problem) and the others go on; a line per scan and\n"
+    "a total go to stdout. Ctrl-C stops after the current batch (that output is readable and\n"
+    "marked incomplete) and names the scans not done.\n"
+    "Exit: 0 all done, 1 a scan failed, 2 bad usage (nothing run), 130 interrupted.\n";
 
 #if BSLZ4_HAVE_HDF5
 std::atomic<bool> interrupted{false};
 extern "C" void on_signal(int) { interrupted = true; }
 
-// True when both name one existing file (through links or other paths too).
-bool same_file(const std::string& a, const std::string& b) {
-    struct stat sa {}, sb {};
-    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-// The output would replace a file the run reads: refused before anything is read or written.
-void refuse_output_over_inputs(const SparseJob& job) {
-    auto check = [&](const std::string& file, const char* what) {
-        if (same_file(job.output, file))
-            throw UsageError("-o " + job.output + " is the " + what + " (" + file + "); give another output file (" +
-                             job.output + " is left unchanged)");
-    };
-    check(job.input, "input file");
-    if (!job.mask_spec.empty()) check(job.mask_spec.substr(0, job.mask_spec.rfind(':')), "--mask file");
-    if (!job.matrix_spec.empty()) check(parse_matrix_spec(job.matrix_spec).file, "--matrix file");
+// -o names a folder of outputs rather than one output file.
+bool campaign_wanted(const Arguments& args) {
+    const std::string o = args.get("-o");
+    struct stat st {};
+    return args.has("--list") || args.has("--shard") || args.positional.size() > 1 || (!o.empty() && o.back() == '/') ||
+           (stat(o.c_str(), &st) == 0 && S_ISDIR(st.st_mode));
 }
 #endif
 
@@ -75,19 +79,25 @@ int cmd_sparse(const Args& raw) {
     throw Error("sparse: this build has no HDF5 (install libhdf5-dev and rebuild)");
 #else
     const Arguments args = parse_arguments(
-        raw, {"--dataset", "-o", "--cut", "--mask", "--matrix", "--acc", "--frames", "--device"},
+        raw, {"--dataset", "-o", "--cut", "--mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard"},
         {"--no-mask", "--cpu", "--gpu", "--quiet"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
         return 0;
     }
-    if (args.positional.size() != 1) throw UsageError("give one input file");
-    if (!args.has("-o")) throw UsageError("give the output file with -o OUTPUT.h5");
+    if (args.has("--list") && !args.positional.empty()) throw UsageError("give input files or --list FILE, not both");
+    if (args.positional.empty() && !args.has("--list"))
+        throw UsageError("give one input file (or several, or --list FILE)");
+    const bool campaign = campaign_wanted(args);
+    if (!args.has("-o"))
+        throw UsageError(campaign ? "give the folder of the outputs with -o DIR"
+                                  : "give the output file with -o OUTPUT.h5");
     if (!args.has("--cut")) throw UsageError("give the cut with --cut C");
     if (args.has("--cpu") && args.has("--gpu")) throw UsageError("give --cpu or --gpu, not both");
     if (args.has("--no-mask") && args.has("--mask")) throw UsageError("give --mask or --no-mask, not both");
+    // Before any file is read, so that every shard of a job array refuses the same command.
+    const Shard shard = args.has("--shard") ? parse_shard(args.get("--shard")) : Shard{};
     SparseJob job;
-    job.input = args.positional[0];
     job.dataset = args.get("--dataset");
     job.output = args.get("-o");
     job.cut = args.number("--cut", 0);
@@ -113,19 +123,24 @@ int cmd_sparse(const Args& raw) {
     job.command_line = "bslz4 sparse";
     for (const std::string& a : raw) job.command_line += " " + a;
 
+    if (campaign) {
+        struct stat st {};
+        if (stat(job.output.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+            throw UsageError("-o " + job.output +
+                             " is a file: with several inputs, --list or --shard, -o names the folder "
+                             "of the outputs");
+        const CampaignPlan plan =
+            plan_campaign(job, args.has("--list") ? read_input_list(args.get("--list")) : args.positional, job.output);
+        std::signal(SIGINT, on_signal);
+        std::signal(SIGTERM, on_signal);
+        return run_campaign(job, plan, shard, interrupted, stdout, stderr).exit_code();
+    }
+    job.input = args.positional[0];
     refuse_output_over_inputs(job);
 
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
-    struct stat before {};
-    const bool existed = stat(job.output.c_str(), &before) == 0;
-    SparseSummary s;
-    try {
-        s = run_sparse_job(job, interrupted);
-    } catch (const Error& e) {
-        // The output is written under a temporary name and only renamed over -o at the end.
-        throw Error(std::string(e.what()) + " (" + job.output + (existed ? " is left unchanged)" : " is not written)"));
-    }
+    const SparseSummary s = run_sparse_file(job, interrupted);
     std::printf("%s: %zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, %.0f frames/s on %s\n", job.output.c_str(),
                 s.frames, s.pixels, s.decoded_bytes / 1e9, s.seconds, s.seconds > 0 ? s.frames / s.seconds : 0.0,
                 s.decoder.c_str());

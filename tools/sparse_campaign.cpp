@@ -1,0 +1,234 @@
+#include "sparse_campaign.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <new>
+
+#include "bslz4/error.hpp"
+#include "command_line.hpp"
+#include "hdf5/matrix_file.hpp"
+
+namespace bslz4::tool {
+
+namespace {
+
+std::string trimmed(const std::string& s) {
+    const char* blanks = " \t\r\n\v\f";
+    const std::size_t a = s.find_first_not_of(blanks);
+    if (a == std::string::npos) return "";
+    return s.substr(a, s.find_last_not_of(blanks) - a + 1);
+}
+
+std::string file_name_of(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+// True when both name one existing file (through links or other paths too).
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat sa {
+    }, sb{};
+    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// Errors from the job mostly start with the input's path already; the line names it once.
+std::string problem_of(const std::string& input, const std::string& what) {
+    if (what.rfind(input + ":", 0) == 0) return trimmed(what.substr(input.size() + 1));
+    return what;
+}
+
+std::string per_second(double frames, double seconds) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.0f frames/s", seconds > 0 ? frames / seconds : 0.0);
+    return text;
+}
+
+}  // namespace
+
+std::vector<std::string> read_input_list(const std::string& list_file) {
+    std::ifstream in(list_file);
+    if (!in) throw UsageError("--list " + list_file + ": cannot read it (" + std::strerror(errno) + ")");
+    std::vector<std::string> paths;
+    for (std::string line; std::getline(in, line);) {
+        line = trimmed(line);
+        if (!line.empty() && line[0] != '#') paths.push_back(line);
+    }
+    if (in.bad()) throw UsageError("--list " + list_file + ": cannot read it");
+    if (paths.empty()) throw UsageError("--list " + list_file + " names no input file");
+    return paths;
+}
+
+Shard parse_shard(const std::string& spec) {
+    const std::string expected = "--shard '" + spec +
+                                 "': expected K/N, whole numbers with 0 <= K < N "
+                                 "(e.g. --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)";
+    const std::size_t slash = spec.find('/');
+    if (slash == std::string::npos) throw UsageError(expected);
+    auto number = [&](const std::string& digits, const char* what) {
+        if (digits.empty())
+            throw UsageError(expected + ": " + what + " is missing (is the variable that gives it set?)");
+        if (digits.find_first_not_of("0123456789") != std::string::npos) throw UsageError(expected);
+        errno = 0;
+        const unsigned long long v = std::strtoull(digits.c_str(), nullptr, 10);
+        if (errno == ERANGE || v > SIZE_MAX) throw UsageError(expected);
+        return static_cast<std::size_t>(v);
+    };
+    Shard s;
+    s.index = number(spec.substr(0, slash), "K");
+    s.count = number(spec.substr(slash + 1), "N");
+    if (s.count == 0) throw UsageError(expected + ": N is 0");
+    if (s.index >= s.count)
+        throw UsageError(expected + ": K is " + std::to_string(s.index) + ", past the last shard " +
+                         std::to_string(s.count - 1) + " (a job array counts its tasks from 0: --array=0-" +
+                         std::to_string(s.count - 1) + ")");
+    return s;
+}
+
+std::string sparse_output_name(const std::string& input, const std::string& dir) {
+    std::string name = file_name_of(input);
+    const std::size_t dot = name.rfind('.');
+    if (dot != std::string::npos && dot > 0) name.resize(dot);
+    return (dir.empty() || dir.back() == '/' ? dir : dir + "/") + name + "_sparse.h5";
+}
+
+CampaignPlan plan_campaign(const SparseJob& options, const std::vector<std::string>& inputs, const std::string& dir) {
+    CampaignPlan plan;
+    plan.dir = dir;
+    std::map<std::string, std::size_t> writer;  // output -> the input that writes it
+    for (const std::string& input : inputs) {
+        if (file_name_of(input).empty()) throw UsageError("input '" + input + "' names a folder, not a file");
+        const std::string output = sparse_output_name(input, dir);
+        const auto [it, fresh] = writer.emplace(output, plan.inputs.size());
+        if (!fresh) {
+            const std::string& first = plan.inputs[it->second];
+            if (first == input) throw UsageError(input + " is given twice (it would write " + output + " twice)");
+            throw UsageError(first + " and " + input + " would both write " + output +
+                             ": outputs are named by the input's file name; run inputs with one file name "
+                             "in different folders with different -o folders");
+        }
+        plan.inputs.push_back(input);
+        plan.outputs.push_back(output);
+    }
+    SparseJob job = options;
+    for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
+        job.input = plan.inputs[i];
+        job.output = plan.outputs[i];
+        refuse_output_over_inputs(job);
+    }
+    // An output that is another input of the list (a.h5 and a_sparse.h5 with -o their folder).
+    std::map<std::pair<dev_t, ino_t>, std::size_t> input_files;
+    for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
+        struct stat st {};
+        if (stat(plan.inputs[i].c_str(), &st) == 0) input_files.emplace(std::make_pair(st.st_dev, st.st_ino), i);
+    }
+    for (std::size_t i = 0; i < plan.outputs.size(); ++i) {
+        struct stat st {};
+        if (stat(plan.outputs[i].c_str(), &st) != 0) continue;
+        const auto it = input_files.find({st.st_dev, st.st_ino});
+        if (it != input_files.end())
+            throw UsageError(plan.outputs[i] + ", the output of " + plan.inputs[i] + ", is the input file " +
+                             plan.inputs[it->second] + " of the list; give another -o folder (nothing is written)");
+    }
+    return plan;
+}
+
+void refuse_output_over_inputs(const SparseJob& job) {
+    auto check = [&](const std::string& file, const char* what) {
+        if (same_file(job.output, file))
+            throw UsageError("-o " + job.output + " is the " + what + " (" + file + "); give another output file (" +
+                             job.output + " is left unchanged)");
+    };
+    check(job.input, "input file");
+    if (!job.mask_spec.empty()) check(job.mask_spec.substr(0, job.mask_spec.rfind(':')), "--mask file");
+    if (!job.matrix_spec.empty()) check(parse_matrix_spec(job.matrix_spec).file, "--matrix file");
+}
+
+SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& stop) {
+    struct stat before {};
+    const bool existed = stat(job.output.c_str(), &before) == 0;
+    try {
+        return run_sparse_job(job, stop);
+    } catch (const Error& e) {
+        // The output is written under a temporary name and only renamed over -o at the end.
+        throw Error(std::string(e.what()) + " (" + job.output + (existed ? " is left unchanged)" : " is not written)"));
+    }
+}
+
+CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, Shard shard,
+                            const std::atomic<bool>& stop, std::FILE* out, std::FILE* err) {
+    std::vector<std::size_t> mine;
+    for (std::size_t i = 0; i < plan.inputs.size(); ++i)
+        if (shard.takes(i)) mine.push_back(i);
+    const std::string which = shard.count > 1 ? "shard " + std::to_string(shard.index) + "/" +
+                                                    std::to_string(shard.count) + ": " + std::to_string(mine.size()) +
+                                                    " of the " + std::to_string(plan.inputs.size()) + " inputs"
+                                              : std::to_string(mine.size()) + " inputs";
+    if (!mine.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(plan.dir, ec);  // other shards may be creating it too
+        if (!std::filesystem::is_directory(plan.dir))
+            throw Error("-o " + plan.dir + ": cannot create the folder" + (ec ? ": " + ec.message() : std::string()));
+    }
+
+    CampaignReport report;
+    std::size_t frames = 0, pixels = 0;
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t next = 0;  // into mine
+    for (; next < mine.size() && !stop; ++next) {
+        SparseJob job = options;
+        job.input = plan.inputs[mine[next]];
+        job.output = plan.outputs[mine[next]];
+        std::string problem;
+        SparseSummary s;
+        try {
+            s = run_sparse_file(job, stop);
+        } catch (const std::bad_alloc&) {
+            problem = "out of memory";
+        } catch (const std::exception& e) {
+            problem = problem_of(job.input, e.what());
+        }
+        if (!problem.empty()) {
+            ++report.failed;
+            std::fprintf(err, "bslz4: %s: %s\n", job.input.c_str(), problem.c_str());
+            std::fprintf(out, "%s: FAILED: %s\n", job.input.c_str(), problem.c_str());
+            std::fflush(out);
+            continue;
+        }
+        frames += s.frames;
+        pixels += s.pixels;
+        if (s.interrupted) {
+            std::fprintf(out, "%s -> %s: INTERRUPTED after %zu frames\n", job.input.c_str(), job.output.c_str(),
+                         s.frames);
+            std::fprintf(err, "bslz4: interrupted: %s holds the %zu frames done (readable; attribute complete = 0)\n",
+                         job.output.c_str(), s.frames);
+            std::fprintf(err, "bslz4: not done: %s (interrupted; %s is incomplete)\n", job.input.c_str(),
+                         job.output.c_str());
+            ++report.not_done;
+            ++next;
+            break;
+        }
+        ++report.done;
+        std::fprintf(out, "%s -> %s: %zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, %s on %s\n",
+                     job.input.c_str(), job.output.c_str(), s.frames, s.pixels, s.decoded_bytes / 1e9, s.seconds,
+                     per_second(static_cast<double>(s.frames), s.seconds).c_str(), s.decoder.c_str());
+        std::fflush(out);
+    }
+    for (; next < mine.size(); ++next) {
+        ++report.not_done;
+        std::fprintf(err, "bslz4: not done: %s (not started)\n", plan.inputs[mine[next]].c_str());
+    }
+    report.interrupted = report.not_done > 0;  // a stop after the last file's last batch loses nothing
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(out, "total (%s): %zu done, %zu failed, %zu not done; %zu frames, %zu pixels kept, %.2f s, %s\n",
+                 which.c_str(), report.done, report.failed, report.not_done, frames, pixels, seconds,
+                 per_second(static_cast<double>(frames), seconds).c_str());
+    std::fflush(out);
+    return report;
+}
+
+}  // namespace bslz4::tool

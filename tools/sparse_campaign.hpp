@@ -1,0 +1,59 @@
+// `bslz4 sparse` over many scans (a campaign): the inputs from the command line or a list file,
+// one output each in a folder, every N-th input for one shard of a job array, and a failed file
+// reported without stopping the others. Also the guards and the error wording that a single
+// run (-o FILE.h5) shares with it.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sparse_job.hpp"
+
+namespace bslz4::tool {
+
+// The paths in a list file, one a line; blank lines and lines whose first non-blank character
+// is '#' are skipped, and blanks around a path are dropped. Unreadable or empty: UsageError.
+std::vector<std::string> read_input_list(const std::string& list_file);
+
+// --shard K/N: this task takes inputs K, K+N, K+2N... (0 <= K < N, decimal). Else UsageError.
+struct Shard {
+    std::size_t index = 0, count = 1;
+    bool takes(std::size_t input) const { return input % count == index; }
+};
+Shard parse_shard(const std::string& spec);
+
+// DIR/NAME_sparse.h5 for .../NAME.EXT (the last extension dropped, if any).
+std::string sparse_output_name(const std::string& input, const std::string& dir);
+
+// The job's output would replace its input, mask or matrix file: UsageError, nothing touched.
+void refuse_output_over_inputs(const SparseJob& job);
+
+struct CampaignPlan {
+    std::string dir;
+    std::vector<std::string> inputs, outputs;  // outputs[i] is inputs[i]'s
+};
+// Outputs for the whole list, checked before any shard starts so that every shard agrees. Two
+// inputs with one file name (the same path twice, or one name in two folders) would write one
+// output: UsageError naming both; an output that is an input, or the options' mask or matrix
+// file, as refuse_output_over_inputs.
+CampaignPlan plan_campaign(const SparseJob& options, const std::vector<std::string>& inputs, const std::string& dir);
+
+// run_sparse_job; its error also says what became of the output (left unchanged, not written).
+SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& stop);
+
+struct CampaignReport {
+    std::size_t done = 0, failed = 0, not_done = 0;  // this shard's inputs
+    bool interrupted = false;
+    int exit_code() const { return interrupted ? 130 : failed ? 1 : 0; }
+};
+
+// Runs this shard's inputs in list order with `options` (input and output set per file),
+// creating the folder of the outputs if need be. A summary line per file and a total go to
+// `out`; a failed file's "bslz4: FILE: problem", and when `stop` comes (checked between
+// batches) the files not done, go to `err`.
+CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, Shard shard,
+                            const std::atomic<bool>& stop, std::FILE* out, std::FILE* err);
+
+}  // namespace bslz4::tool
