@@ -1,11 +1,16 @@
 // bslz4 bench: decode + sparsify throughput on a synthetic Eiger 4M stack. Speed is measured
 // here, never in a timed test.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <limits>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/chunk2sparse_csc.hpp"
+#include "bench_e2e.hpp"
 #include "bslz4/synthetic_eiger.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
@@ -24,17 +29,25 @@ namespace bslz4::tool {
 
 namespace {
 constexpr const char* kHelp =
-    "usage: bslz4 bench [--cpu] [--frames K] [--seconds S] [--cut C] [--threads N] [--device N]\n"
-    "Decodes and sparsifies a synthetic Eiger 4M u16 stack (2162 x 2068, fixed seed) and prints\n"
+    "usage: bslz4 bench [--cpu] [--profile P] [--type T] [--frames K] [--seconds S] [--cut C] [--threads N]\n"
+    "                   [--device N] [--e2e [--scan-frames F]]\n"
+    "Decodes and sparsifies a synthetic Eiger 4M stack (2162 x 2068, fixed seed) and prints\n"
     "frames/s and decoded GB/s: on the GPU (chunks already on the device; multi from pinned and\n"
     "from pageable host memory, against the copy bandwidths measured in the same run) and on the\n"
-    "CPU (one thread, all cores).\n"
-    "  --cpu         the CPU decoder only\n"
-    "  --device N    the GPU (default 0)\n"
-    "  --frames K    distinct frames generated (default 16), cycled through\n"
-    "  --seconds S   time spent on each measurement (default 2)\n"
-    "  --cut C       the cut (default 10)\n"
-    "  --threads N   threads for the all-cores run (default: all cores)\n";
+    "CPU (one thread, all cores). Each section says how long it took.\n"
+    "  --cpu           the CPU decoder only\n"
+    "  --profile P     dense (default: background 0.1-1 counts, ratio about 8), sparse (0.01-0.04,\n"
+    "                  ratio about 27), very-sparse (0.0003-0.0015, ratio about 90), or all of them\n"
+    "  --type T        u16 (default) or u32\n"
+    "  --device N      the GPU (default 0)\n"
+    "  --frames K      distinct frames generated (default 16), cycled through\n"
+    "  --seconds S     time spent on each measurement (default 2)\n"
+    "  --cut C         the cut (default 10)\n"
+    "  --threads N     threads for the all-cores run (default: all cores)\n"
+    "  --e2e           also end to end: one frame's latency from host memory to lists on the host\n"
+    "                  (median, 99th percentile), then a scan written to $TMPDIR, the file's read\n"
+    "                  rate, and the job of `bslz4 sparse` on it on the GPU and the CPU\n"
+    "  --scan-frames F frames in that scan (default 1000 with a GPU, 100 without; removed after)\n";
 
 using Clock = std::chrono::steady_clock;
 
@@ -69,13 +82,21 @@ void print_rate(const char* what, const Rate& r, unsigned threads) {
                 r.frames_per_s, r.gb_per_s, r.gb_per_s / threads, r.pixels_per_frame);
 }
 constexpr std::size_t kBenchBins = 2000;
+constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 
-void bench_gpu(const EigerStack& stack, const IntegrationMatrix& matrix, double cut, double seconds, int device,
-               const Rate& cpu_all, const Rate& cpu_powder) {
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// frames/s of (a) chunks on the device, (b) from pinned, (c) from pageable host memory.
+struct GpuFigures {
+    double a = kNotMeasured, b = kNotMeasured, c = kNotMeasured;
+};
+
+GpuFigures bench_gpu(const EigerStack& stack, const IntegrationMatrix& matrix, double cut, double seconds, int device,
+                     const Rate& cpu_all, const Rate& cpu_powder) {
 #if BSLZ4_HAVE_CUDA
     if (!cuda::available()) {
         std::printf("\ngpu: not measured: %s\n", cuda::unavailable_reason().c_str());
-        return;
+        return {};
     }
     const cuda::DeviceInfo info = cuda::device_info(device);
     std::printf("\ngpu %d: %s, sm_%d, %d SMs, %.0f MB L2, %.1f GB, driver %d.%d; kernels for %s\n", device,
@@ -147,62 +168,149 @@ void bench_gpu(const EigerStack& stack, const IntegrationMatrix& matrix, double 
     std::printf("%-34s %9.0f frames/s\n", "gpu (b) from pinned host memory", rbi.frames_per_s);
     std::printf("%-34s %9.0f frames/s   gpu (a) = %.1f x\n", "cpu (all cores)", cpu_powder.frames_per_s,
                 fi / cpu_powder.frames_per_s);
+    return {fa, rb.frames_per_s, rc.frames_per_s};
 #else
     (void)stack, (void)matrix, (void)cut, (void)seconds, (void)device, (void)cpu_all, (void)cpu_powder;
     std::printf("\ngpu: not measured: this build has no GPU runtime (no nvcc at build time)\n");
+    return {};
 #endif
 }
 
-}  // namespace
+struct BenchSettings {
+    PixelType type;
+    std::size_t distinct;
+    double seconds, cut;
+    unsigned threads;
+    int device;
+    bool gpu, e2e;
+    EndToEndOptions e2e_options;
+};
 
-int cmd_bench(const Args& raw) {
-    const Arguments args = parse_arguments(raw, {"--frames", "--seconds", "--cut", "--threads", "--device"}, {"--cpu"});
-    if (args.flags.count("help")) {
-        std::fputs(kHelp, stdout);
-        return 0;
-    }
-    if (!args.positional.empty()) throw UsageError("unexpected argument '" + args.positional[0] + "'");
-    const std::size_t nframes = static_cast<std::size_t>(args.count("--frames", 16));
-    if (nframes == 0) throw UsageError("--frames must be at least 1");
-    const double seconds = args.number("--seconds", 2.0);
-    const double cut = args.number("--cut", 10.0);
-    const unsigned threads = static_cast<unsigned>(args.count("--threads", 0));
+struct ProfileFigures {
+    SyntheticProfile profile;
+    double ratio;
+    Rate cpu_all;
+    GpuFigures gpu;
+    EndToEndFigures e2e;
+};
 
-    const auto t0 = Clock::now();
-    const EigerStack stack = make_eiger_stack(kEiger4mRows, kEiger4mCols, PixelType::u16, nframes);
-    const double gen = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::printf("synthetic Eiger 4M u16: %zu x %zu, %zu distinct frames, %.2f MB each, %.3f MB compressed on average "
-                "(ratio %.1f), made in %.1f s\n",
-                stack.ni, stack.nj, nframes, stack.frame_bytes() / 1e6, stack.compressed_bytes() / 1e6 / nframes,
-                static_cast<double>(stack.frame_bytes()) * nframes / stack.compressed_bytes(), gen);
-    std::printf("cut %g, mask: module gaps\n\n", cut);
+ProfileFigures bench_profile(SyntheticProfile profile, const BenchSettings& set) {
+    auto t0 = Clock::now();
+    const EigerStack stack = make_eiger_stack(kEiger4mRows, kEiger4mCols, set.type, set.distinct, profile);
+    std::printf("=== %s: %zu x %zu, %zu distinct frames, %.2f MB each, %.3f MB compressed on average (ratio %.1f), "
+                "made in %.1f s\n",
+                stack.describe().c_str(), stack.ni, stack.nj, set.distinct, stack.frame_bytes() / 1e6,
+                stack.compressed_bytes() / 1e6 / set.distinct, stack.compression_ratio(), since(t0));
+    std::printf("cut %g, mask: module gaps\n\n", set.cut);
 
+    t0 = Clock::now();
     Chunk2Sparse one(stack.mask, stack.ni, stack.nj, stack.type, {Codec::lz4, 1});
     std::size_t next = 0;
-    const Rate r1 = measure(seconds, 1, stack.frame_bytes(), [&] {
-        return one(stack.chunks[next++ % nframes], cut).npixels;
+    const Rate r1 = measure(set.seconds, 1, stack.frame_bytes(), [&] {
+        return one(stack.chunks[next++ % set.distinct], set.cut).npixels;
     });
     print_rate("cpu, 1 thread", r1, 1);
 
-    Chunk2Sparse all(stack.mask, stack.ni, stack.nj, stack.type, {Codec::lz4, threads});
+    Chunk2Sparse all(stack.mask, stack.ni, stack.nj, stack.type, {Codec::lz4, set.threads});
     const std::size_t batch = 4 * all.threads();
     const auto views = stack.views(batch);
-    const Rate rn = measure(seconds, batch, stack.frame_bytes(), [&] {
-        return total_pixels(all.multi(views, cut));
+    const Rate rn = measure(set.seconds, batch, stack.frame_bytes(), [&] {
+        return total_pixels(all.multi(views, set.cut));
     });
     char label[64];
     std::snprintf(label, sizeof label, "cpu, %u threads (multi)", all.threads());
     print_rate(label, rn, all.threads());
     const IntegrationMatrix matrix = radial_matrix(stack.ni, stack.nj, kBenchBins);
-    Chunk2SparseCSC csc(stack.mask, stack.ni, stack.nj, stack.type, matrix, Accumulator::f64, {Codec::lz4, threads});
-    const Rate rp = measure(seconds, batch, stack.frame_bytes(), [&] {
-        return total_pixels(csc.multi(views, cut).sparse);
+    Chunk2SparseCSC csc(stack.mask, stack.ni, stack.nj, stack.type, matrix, Accumulator::f64, {Codec::lz4, set.threads});
+    const Rate rp = measure(set.seconds, batch, stack.frame_bytes(), [&] {
+        return total_pixels(csc.multi(views, set.cut).sparse);
     });
     std::snprintf(label, sizeof label, "cpu, %u threads, + powder", all.threads());
     print_rate(label, rp, all.threads());
-    std::printf("\nhost: %u hardware threads\n", std::thread::hardware_concurrency());
-    if (!args.flags.count("--cpu"))
-        bench_gpu(stack, matrix, cut, seconds, static_cast<int>(args.count("--device", 0)), rn, rp);
+    std::printf("[cpu: %.1f s]\n", since(t0));
+
+    ProfileFigures fig{profile, stack.compression_ratio(), rn, {}, {}};
+    if (set.gpu) {
+        t0 = Clock::now();
+        fig.gpu = bench_gpu(stack, matrix, set.cut, set.seconds, set.device, rn, rp);
+        std::printf("[gpu: %.1f s]\n", since(t0));
+    }
+    if (set.e2e) {
+        t0 = Clock::now();
+        fig.e2e = bench_end_to_end(stack, set.e2e_options);
+        std::printf("[end to end: %.1f s]\n", since(t0));
+    }
+    std::printf("\n");
+    return fig;
+}
+
+// One line a profile, for the table; "-" where a figure was not measured.
+void print_table(const std::vector<ProfileFigures>& figs) {
+    const auto cell = [](double v, const char* format) {
+        char text[32];
+        if (std::isnan(v)) return std::string("-");
+        std::snprintf(text, sizeof text, format, v);
+        return std::string(text);
+    };
+    std::printf("%-12s %6s %9s %9s %9s %9s %9s %9s %9s %8s %8s %17s %17s\n", "profile", "ratio", "cpu all", "gpu (a)",
+                "gpu (b)", "gpu (c)", "file read", "gpu job", "cpu job", "gpu/read", "gpu/cpu", "gpu 1 frame us",
+                "cpu 1 frame us");
+    std::printf("%-12s %6s %9s %9s %9s %9s %9s %9s %9s %8s %8s %17s %17s\n", "", "", "frames/s", "frames/s",
+                "frames/s", "frames/s", "frames/s", "frames/s", "frames/s", "", "", "median / p99", "median / p99");
+    for (const ProfileFigures& f : figs) {
+        const EndToEndFigures& e = f.e2e;
+        std::printf("%-12s %6.1f %9s %9s %9s %9s %9s %9s %9s %8s %8s %17s %17s\n", synthetic_profile_name(f.profile),
+                    f.ratio, cell(f.cpu_all.frames_per_s, "%.0f").c_str(), cell(f.gpu.a, "%.0f").c_str(),
+                    cell(f.gpu.b, "%.0f").c_str(), cell(f.gpu.c, "%.0f").c_str(),
+                    cell(e.read_frames_per_s, "%.0f").c_str(), cell(e.gpu_job_frames_per_s, "%.0f").c_str(),
+                    cell(e.cpu_job_frames_per_s, "%.0f").c_str(),
+                    cell(e.gpu_job_frames_per_s / e.read_frames_per_s, "%.2f").c_str(),
+                    cell(e.gpu_job_frames_per_s / e.cpu_job_frames_per_s, "%.2f").c_str(),
+                    (cell(e.gpu_latency_median_us, "%.0f") + " / " + cell(e.gpu_latency_p99_us, "%.0f")).c_str(),
+                    (cell(e.cpu_latency_median_us, "%.0f") + " / " + cell(e.cpu_latency_p99_us, "%.0f")).c_str());
+    }
+}
+
+}  // namespace
+
+int cmd_bench(const Args& raw) {
+    const Arguments args = parse_arguments(
+        raw, {"--frames", "--seconds", "--cut", "--threads", "--device", "--profile", "--type", "--scan-frames"},
+        {"--cpu", "--e2e"});
+    if (args.flags.count("help")) {
+        std::fputs(kHelp, stdout);
+        return 0;
+    }
+    if (!args.positional.empty()) throw UsageError("unexpected argument '" + args.positional[0] + "'");
+    const std::vector<SyntheticProfile> profiles = parse_profiles(args.get("--profile", "dense"), true);
+    BenchSettings set;
+    set.type = parse_synthetic_type(args.get("--type", "u16"));
+    set.distinct = static_cast<std::size_t>(args.count("--frames", 16));
+    if (set.distinct == 0) throw UsageError("--frames must be at least 1");
+    set.seconds = args.number("--seconds", 2.0);
+    set.cut = args.number("--cut", 10.0);
+    set.threads = static_cast<unsigned>(args.count("--threads", 0));
+    set.device = static_cast<int>(args.count("--device", 0));
+    set.gpu = !args.flags.count("--cpu");
+    set.e2e = args.flags.count("--e2e") > 0;
+    if (args.has("--scan-frames") && !set.e2e) throw UsageError("--scan-frames is for --e2e");
+    bool gpu_present = false;
+#if BSLZ4_HAVE_CUDA
+    gpu_present = set.gpu && cuda::available();
+#endif
+    set.e2e_options.scan_frames = static_cast<std::size_t>(args.count("--scan-frames", gpu_present ? 1000 : 100));
+    if (set.e2e_options.scan_frames == 0) throw UsageError("--scan-frames must be at least 1");
+    set.e2e_options.cut = set.cut;
+    set.e2e_options.seconds = set.seconds;
+    set.e2e_options.gpu = set.gpu;
+    set.e2e_options.device = set.device;
+
+    const auto t0 = Clock::now();
+    std::printf("host: %u hardware threads\n\n", std::thread::hardware_concurrency());
+    std::vector<ProfileFigures> figs;
+    for (SyntheticProfile p : profiles) figs.push_back(bench_profile(p, set));
+    if (figs.size() > 1 || set.e2e) print_table(figs);
+    std::printf("[bench: %.1f s in all]\n", since(t0));
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "bslz4/synthetic_eiger.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
+#include "eiger_stack.hpp"
 #include "file_io.hpp"
 #include "reference_cases.hpp"
 #include "sha256.hpp"
@@ -17,7 +18,6 @@
 #include <cstdlib>
 
 #include "bslz4/chunk2sparse_csc.hpp"
-#include "eiger_stack.hpp"
 #include "hdf5/scan_writer.hpp"
 #include "sparse_job.hpp"
 #if BSLZ4_HAVE_CUDA
@@ -30,13 +30,16 @@ namespace bslz4::tool {
 
 namespace {
 constexpr const char* kHelp =
-    "usage: bslz4 demo [--frames N] [--dir DIR] [--cut C] [--cpu] [--testdata DIR]\n"
-    "The main job on built-in data: makes a synthetic Eiger 4M u16 scan of N frames (default 200)\n"
+    "usage: bslz4 demo [--frames N] [--dir DIR] [--cut C] [--cpu] [--profile P] [--type T] [--testdata DIR]\n"
+    "The main job on built-in data: makes a synthetic Eiger 4M scan of N frames (default 200)\n"
     "in an HDF5 file (our encoder, direct chunk writes) with its pixel_mask and a radial\n"
     "integration matrix, runs `bslz4 sparse` on it (on the GPU when there is one), checks the GPU\n"
     "against the CPU on some frames, and says where the output is (in DIR, default a new\n"
     "directory under $TMPDIR). First it checks the reference chunks in --testdata (default\n"
-    "$BSLZ4_TESTDATA or ../shared/testdata beside the sources) against their sha256.\n";
+    "$BSLZ4_TESTDATA or ../shared/testdata beside the sources) against their sha256.\n"
+    "  --profile P   dense (default: background 0.1-1 counts, ratio about 8), sparse (0.01-0.04,\n"
+    "                ratio about 27) or very-sparse (0.0003-0.0015, ratio about 90)\n"
+    "  --type T      u16 (default) or u32\n";
 
 #if BSLZ4_HAVE_HDF5
 // The GPU's lists and powders against the CPU's on the first frames of the scan.
@@ -51,7 +54,7 @@ void compare_gpu_cpu(const EigerStack& stack, const IntegrationMatrix& matrix, d
     for (std::size_t f = 0; f < views.size(); ++f) {
         const SparseFrame cf = c.sparse.frame(f), gf = g.sparse.frame(f);
         if (cf.npixels != gf.npixels || std::memcmp(cf.indices, gf.indices, 4 * cf.npixels) != 0 ||
-            std::memcmp(cf.values, gf.values, 2 * cf.npixels) != 0)
+            std::memcmp(cf.values, gf.values, pixel_size(stack.type) * cf.npixels) != 0)
             throw Error("demo: GPU and CPU lists differ on frame " + std::to_string(f));
         for (std::size_t b = 0; b < matrix.bins; ++b)
             worst = std::max(worst, std::fabs(g.powder.value(f, b) - c.powder.value(f, b)) /
@@ -65,23 +68,26 @@ void compare_gpu_cpu(const EigerStack& stack, const IntegrationMatrix& matrix, d
 #endif
 }
 
-int scan_demo(std::size_t frames, std::string dir, double cut, bool cpu) {
+int scan_demo(std::size_t frames, std::string dir, double cut, bool cpu, PixelType type, SyntheticProfile profile) {
     if (dir.empty()) {
         std::string pattern = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/bslz4-demo-XXXXXX";
         if (!mkdtemp(pattern.data())) throw Error("demo: cannot make a directory under " + pattern);
         dir = pattern;
     }
     constexpr std::size_t kDistinct = 16, kBins = 2000;
-    const EigerStack stack = make_eiger_stack(kEiger4mRows, kEiger4mCols, PixelType::u16, std::min(kDistinct, frames));
+    const EigerStack stack =
+        make_eiger_stack(kEiger4mRows, kEiger4mCols, type, std::min(kDistinct, frames), profile);
     std::vector<std::uint8_t> nexus(stack.mask.size());
     for (std::size_t i = 0; i < nexus.size(); ++i) nexus[i] = stack.mask[i] ? 0 : 1;
     const std::string scan = dir + "/scan.h5", matrix_file = dir + "/matrix.h5", output = dir + "/sparse.h5";
     write_scan(scan, stack.ni, stack.nj, stack.type, frames, nexus, stack.chunks);
     const IntegrationMatrix matrix = radial_matrix(stack.ni, stack.nj, kBins);
     write_matrix(matrix_file, "csr", matrix);
-    std::printf("synthetic Eiger 4M u16 scan: %zu frames of %zu x %zu in %s (%.1f MB), matrix of %zu bins in %s\n",
-                frames, stack.ni, stack.nj, scan.c_str(), stack.compressed_bytes() * 1e-6 * frames / stack.chunks.size(),
-                kBins, matrix_file.c_str());
+    std::printf("%s scan: %zu frames of %zu x %zu in %s (%.1f MB of chunks, compression ratio %.1f), matrix of %zu "
+                "bins in %s\n",
+                stack.describe().c_str(), frames, stack.ni, stack.nj, scan.c_str(),
+                stack.compressed_bytes() * 1e-6 * frames / stack.chunks.size(), stack.compression_ratio(), kBins,
+                matrix_file.c_str());
     SparseJob job;
     job.input = scan;
     job.output = output;
@@ -124,7 +130,8 @@ int reference_cases(const std::string& dir) {
 }  // namespace
 
 int cmd_demo(const Args& raw) {
-    const Arguments args = parse_arguments(raw, {"--testdata", "--cut", "--frames", "--dir"}, {"--cpu"});
+    const Arguments args =
+        parse_arguments(raw, {"--testdata", "--cut", "--frames", "--dir", "--profile", "--type"}, {"--cpu"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
         return 0;
@@ -133,6 +140,8 @@ int cmd_demo(const Args& raw) {
     const double cut = args.number("--cut", 10.0);
     const std::size_t frames = static_cast<std::size_t>(args.count("--frames", 200));
     if (frames == 0) throw UsageError("--frames must be at least 1");
+    const SyntheticProfile profile = parse_profiles(args.get("--profile", "dense"), false).front();
+    const PixelType type = parse_synthetic_type(args.get("--type", "u16"));
     if (std::FILE* f = std::fopen((testdata + "/cases.tsv").c_str(), "r")) {
         std::fclose(f);
         if (int rc = reference_cases(testdata)) return rc;
@@ -140,8 +149,9 @@ int cmd_demo(const Args& raw) {
         std::printf("reference cases: none at %s (skipped)\n", testdata.c_str());
     }
 #if BSLZ4_HAVE_HDF5
-    return scan_demo(frames, args.get("--dir"), cut, args.has("--cpu"));
+    return scan_demo(frames, args.get("--dir"), cut, args.has("--cpu"), type, profile);
 #else
+    (void)profile, (void)type;
     std::printf("this build has no HDF5 (install libhdf5-dev and rebuild): the scan demo needs it\n");
     return 1;
 #endif

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "bslz4/encode.hpp"
-#include "bslz4/synthetic_eiger.hpp"
+#include "command_line.hpp"
 
 namespace bslz4::tool {
 
@@ -13,6 +13,14 @@ std::size_t EigerStack::compressed_bytes() const {
     std::size_t n = 0;
     for (const auto& c : chunks) n += c.size();
     return n;
+}
+
+double EigerStack::compression_ratio() const {
+    return static_cast<double>(frame_bytes()) * static_cast<double>(chunks.size()) / static_cast<double>(compressed_bytes());
+}
+
+std::string EigerStack::describe() const {
+    return std::string("synthetic Eiger 4M ") + pixel_type_name(type) + ", " + synthetic_profile_name(profile) + " profile";
 }
 
 std::vector<ByteView> EigerStack::views(std::size_t count) const {
@@ -43,11 +51,13 @@ IntegrationMatrix radial_matrix(std::size_t ni, std::size_t nj, std::size_t bins
     return normalise_matrix(in);
 }
 
-EigerStack make_eiger_stack(std::size_t ni, std::size_t nj, PixelType type, std::size_t frames) {
+EigerStack make_eiger_stack(std::size_t ni, std::size_t nj, PixelType type, std::size_t frames,
+                            SyntheticProfile profile) {
     EigerStack stack;
     stack.ni = ni;
     stack.nj = nj;
     stack.type = type;
+    stack.profile = profile;
     stack.mask = synthetic_eiger_mask(ni, nj);
     stack.chunks.resize(frames);
     const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(frames)));
@@ -55,10 +65,28 @@ EigerStack make_eiger_stack(std::size_t ni, std::size_t nj, PixelType type, std:
     for (unsigned w = 0; w < workers; ++w)
         pool.emplace_back([&, w] {
             for (std::size_t f = w; f < frames; f += workers)
-                stack.chunks[f] = encode_chunk(synthetic_eiger_frame(ni, nj, type, f), pixel_size(type));
+                stack.chunks[f] = encode_chunk(synthetic_eiger_frame(ni, nj, type, f, profile), pixel_size(type));
         });
     for (auto& t : pool) t.join();
     return stack;
+}
+
+std::vector<SyntheticProfile> parse_profiles(const std::string& text, bool all_allowed) {
+    const std::vector<SyntheticProfile> every = {SyntheticProfile::dense, SyntheticProfile::sparse,
+                                                 SyntheticProfile::very_sparse};
+    if (all_allowed && text == "all") return every;
+    std::string names;
+    for (SyntheticProfile p : every) {
+        if (text == synthetic_profile_name(p)) return {p};
+        names += std::string(names.empty() ? "" : ", ") + synthetic_profile_name(p);
+    }
+    throw UsageError("--profile: unknown profile '" + text + "' (" + names + (all_allowed ? " or all)" : ")"));
+}
+
+PixelType parse_synthetic_type(const std::string& text) {
+    if (text == "u16") return PixelType::u16;
+    if (text == "u32") return PixelType::u32;
+    throw UsageError("--type: synthetic Eiger frames are u16 or u32, not '" + text + "'");
 }
 
 }  // namespace bslz4::tool

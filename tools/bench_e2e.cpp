@@ -1,0 +1,217 @@
+#include "bench_e2e.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bslz4/chunk2sparse.hpp"
+#include "bslz4/error.hpp"
+
+#if BSLZ4_HAVE_HDF5
+#include <atomic>
+
+#include "hdf5/scan_writer.hpp"
+#include "sparse_job.hpp"
+#endif
+#if BSLZ4_HAVE_CUDA
+#include "bslz4/cuda/chunk2sparse.hpp"
+#include "bslz4/cuda/device.hpp"
+#endif
+
+namespace bslz4::tool {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// 200 calls give a 99th percentile that is more than the slowest call; fewer are made only when
+// the calls are so slow that 200 would outlast the time asked for (at least 20 even then).
+constexpr std::size_t kLatencyCalls = 200, kLatencyMinCalls = 20;
+
+struct Latency {
+    double median_us = kNotMeasured, p99_us = kNotMeasured;
+    std::size_t calls = 0;
+};
+
+// One frame at a time through decode(chunk), the stack's distinct frames in turn.
+template <class Decode>
+Latency time_one_frame(const EigerStack& stack, double seconds, Decode&& decode) {
+    decode(ByteView(stack.chunks[0]));  // warm-up: first-call allocations
+    std::vector<double> us;
+    const auto t0 = Clock::now();
+    while (us.size() < kLatencyCalls && (us.size() < kLatencyMinCalls || since(t0) < seconds)) {
+        const ByteView chunk(stack.chunks[us.size() % stack.chunks.size()]);
+        const auto t = Clock::now();
+        decode(chunk);
+        us.push_back(since(t) * 1e6);
+    }
+    std::sort(us.begin(), us.end());
+    const std::size_t n = us.size();
+    const double median = n % 2 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
+    const std::size_t p99 = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(n))) - 1;
+    return {median, us[p99], n};
+}
+
+void print_latency(const char* who, const Latency& l) {
+    std::printf("  %-44s median %8.0f us   p99 %8.0f us   (%zu calls)\n", who, l.median_us, l.p99_us, l.calls);
+}
+
+#if BSLZ4_HAVE_HDF5
+// A directory under $TMPDIR for the scan and the outputs, removed with everything in it.
+class ScratchDirectory {
+public:
+    ScratchDirectory() {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/bslz4-bench-XXXXXX";
+        if (!mkdtemp(pattern.data())) throw Error("bench: cannot make a directory under " + pattern);
+        path_ = pattern;
+    }
+    ~ScratchDirectory() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    ScratchDirectory(const ScratchDirectory&) = delete;
+    ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+// Seconds to read the whole file with large sequential reads (what `cat` does, larger).
+double read_whole_file(const std::string& path) {
+    constexpr std::size_t kRead = std::size_t{16} << 20;
+    std::vector<char> buffer(kRead);
+    const auto t0 = Clock::now();
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) throw Error(path + ": cannot open for reading");
+    ssize_t got;
+    while ((got = ::read(fd, buffer.data(), kRead)) > 0) {
+    }
+    ::close(fd);
+    if (got < 0) throw Error(path + ": read failed");
+    return since(t0);
+}
+
+struct JobRun {
+    double wall_s;
+    SparseSummary summary;
+};
+
+JobRun run_job(const std::string& scan, const std::string& output, double cut, SparseJob::Where where, int device) {
+    SparseJob job;
+    job.input = scan;
+    job.output = output;
+    job.cut = cut;
+    job.where = where;
+    job.device = device;
+    job.quiet = true;
+    job.command_line = "bslz4 bench --e2e";
+    const std::atomic<bool> never{false};
+    const auto t0 = Clock::now();
+    SparseSummary summary = run_sparse_job(job, never);
+    return {since(t0), summary};
+}
+
+void print_job(const JobRun& r) {
+    const double wall = r.summary.frames / r.wall_s;
+    std::printf("  %-44s %9.0f frames/s  (%.3f s for the whole call; %.0f frames/s in its read-decode-write loop)\n",
+                ("bslz4 sparse on " + r.summary.decoder).c_str(), wall, r.wall_s, r.summary.frames / r.summary.seconds);
+}
+#endif
+
+}  // namespace
+
+EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions& o) {
+    EndToEndFigures fig{kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured,
+                        kNotMeasured, kNotMeasured, kNotMeasured};
+    std::printf("\nend to end: %s, cut %g\n", stack.describe().c_str(), o.cut);
+
+    // The latency objects live through the jobs below, so the GPU's primary context stays made
+    // (as in a program that decodes many scans) and the jobs' times are not its start-up.
+    auto t0 = Clock::now();
+    std::printf("one frame, host memory to lists on the host (operator() on one chunk, pageable memory):\n");
+    Chunk2Sparse cpu(stack.mask, stack.ni, stack.nj, stack.type);
+    const Latency lc = time_one_frame(stack, o.seconds, [&](ByteView c) { return cpu(c, o.cut).npixels; });
+    print_latency("cpu (Chunk2Sparse)", lc);
+    fig.cpu_latency_median_us = lc.median_us;
+    fig.cpu_latency_p99_us = lc.p99_us;
+    bool gpu_present = false;
+#if BSLZ4_HAVE_CUDA
+    std::unique_ptr<cuda::Chunk2Sparse> gpu;
+    if (o.gpu && cuda::available()) {
+        gpu = std::make_unique<cuda::Chunk2Sparse>(stack.mask, stack.ni, stack.nj, stack.type,
+                                                   cuda::Chunk2SparseOptions{0, 0, cuda::Unblock::gpu, o.device, Codec::lz4});
+        const Latency lg = time_one_frame(stack, o.seconds, [&](ByteView c) { return (*gpu)(c, o.cut).npixels; });
+        print_latency("gpu (cuda::Chunk2Sparse)", lg);
+        fig.gpu_latency_median_us = lg.median_us;
+        fig.gpu_latency_p99_us = lg.p99_us;
+        gpu_present = true;
+    } else {
+        std::printf("  gpu: skipped: %s\n", o.gpu ? cuda::unavailable_reason().c_str() : "--cpu");
+    }
+#else
+    std::printf("  gpu: skipped: this build has no GPU runtime\n");
+#endif
+    std::printf("  [latency: %.1f s]\n", since(t0));
+
+#if BSLZ4_HAVE_HDF5
+    t0 = Clock::now();
+    const ScratchDirectory dir;
+    const std::string scan = dir.path() + "/scan.h5";
+    std::vector<std::uint8_t> nexus(stack.mask.size());
+    for (std::size_t i = 0; i < nexus.size(); ++i) nexus[i] = stack.mask[i] ? 0 : 1;
+    write_scan(scan, stack.ni, stack.nj, stack.type, o.scan_frames, nexus, stack.chunks);
+    const double file_bytes = static_cast<double>(std::filesystem::file_size(scan));
+    std::printf("a scan of %zu frames written to %s in %.1f s: %.0f MB (%.3f MB a frame and a %.1f MB pixel_mask)\n",
+                o.scan_frames, scan.c_str(), since(t0), file_bytes / 1e6,
+                stack.compressed_bytes() / 1e6 / stack.chunks.size(), stack.mask.size() / 1e6);
+
+    const double first = read_whole_file(scan), second = read_whole_file(scan);
+    fig.read_frames_per_s = o.scan_frames / second;
+    std::printf("  %-44s %9.0f frames/s  %6.2f GB/s  (the second of two whole reads, 16 MB each: the page-cached "
+                "rate; the first %.2f GB/s)\n",
+                "reading the file", fig.read_frames_per_s, file_bytes / second / 1e9, file_bytes / first / 1e9);
+
+    JobRun g{};
+    if (gpu_present) {
+        g = run_job(scan, dir.path() + "/sparse-gpu.h5", o.cut, SparseJob::Where::gpu, o.device);
+        print_job(g);
+        fig.gpu_job_frames_per_s = g.summary.frames / g.wall_s;
+    }
+    const JobRun c = run_job(scan, dir.path() + "/sparse-cpu.h5", o.cut, SparseJob::Where::cpu, o.device);
+    print_job(c);
+    fig.cpu_job_frames_per_s = c.summary.frames / c.wall_s;
+    if (gpu_present) {
+        if (g.summary.pixels != c.summary.pixels)
+            throw Error("bench: the GPU job kept " + std::to_string(g.summary.pixels) + " pixels, the CPU job " +
+                        std::to_string(c.summary.pixels));
+        std::printf("  GPU job / file read = %.2f, GPU job / CPU job = %.2f  (jobs timed over the whole call: open, "
+                    "decode, write the lists, close; no powder)\n",
+                    fig.gpu_job_frames_per_s / fig.read_frames_per_s, fig.gpu_job_frames_per_s / fig.cpu_job_frames_per_s);
+    } else {
+        std::printf("  GPU job: skipped (%s); CPU job / file read = %.2f  (timed over the whole call: open, decode, "
+                    "write the lists, close; no powder)\n",
+                    o.gpu ? "no GPU" : "--cpu", fig.cpu_job_frames_per_s / fig.read_frames_per_s);
+    }
+    std::printf("  [scan, read and jobs: %.1f s]\n", since(t0));
+#else
+    std::printf("the scan, its read rate and the jobs: skipped: this build has no HDF5\n");
+#endif
+    return fig;
+}
+
+}  // namespace bslz4::tool

@@ -1,0 +1,29 @@
+// `bslz4 bench --e2e`: what a user gets, not what the kernels can do. A scan written to a
+// temporary directory is read as a file and run through the job of `bslz4 sparse` on the GPU and
+// the CPU; one frame's latency is timed from host memory to lists on the host.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "eiger_stack.hpp"
+
+namespace bslz4::tool {
+
+struct EndToEndOptions {
+    std::size_t scan_frames = 100;  // frames in the scan file (the stack's chunks cycled)
+    double cut = 10;
+    double seconds = 2;              // the most time the latency calls take past their first 20
+    bool gpu = true;                 // false: the CPU only (--cpu)
+    int device = 0;
+};
+
+// NaN where a figure was not measured (no GPU, no HDF5).
+struct EndToEndFigures {
+    double read_frames_per_s, gpu_job_frames_per_s, cpu_job_frames_per_s;
+    double gpu_latency_median_us, gpu_latency_p99_us, cpu_latency_median_us, cpu_latency_p99_us;
+};
+
+// Prints the section and returns its figures. The temporary files are removed afterwards.
+EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions& options);
+
+}  // namespace bslz4::tool
