@@ -275,8 +275,12 @@ private:
 };
 
 // /entry/data/data (one chunk a frame) of file_type with filter 32008 storing exactly `values`.
+// Chunks are written in `order` (frame numbers; empty: 0, 1, ...), frame f with filter mask masks[f] (empty: 0).
 void write_scan_with_values(const std::string& path, hid_t file_type, const std::vector<unsigned>& values,
-                            const std::vector<std::vector<std::uint8_t>>& chunks) {
+                            const std::vector<std::vector<std::uint8_t>>& chunks, std::vector<hsize_t> order = {},
+                            const std::vector<std::uint32_t>& masks = {}) {
+    if (order.empty())
+        for (hsize_t f = 0; f < chunks.size(); ++f) order.push_back(f);
     const VerbatimFilterValues verbatim;
     {
         const tool::h5::Handle file = tool::h5::create_file(path);
@@ -289,9 +293,9 @@ void write_scan_with_values(const std::string& path, hid_t file_type, const std:
         H5Pset_create_intermediate_group(lcpl.get(), 1);
         const tool::h5::Handle d(H5Dcreate2(file.get(), "/entry/data/data", file_type, space.get(), lcpl.get(), plist.get(), H5P_DEFAULT),
                                  H5Dclose, "data");
-        for (hsize_t f = 0; f < chunks.size(); ++f) {
+        for (const hsize_t f : order) {
             const hsize_t offset[3] = {f, 0, 0};
-            REQUIRE(H5Dwrite_chunk(d.get(), H5P_DEFAULT, 0, offset, chunks[f].size(), chunks[f].data()) >= 0);
+            REQUIRE(H5Dwrite_chunk(d.get(), H5P_DEFAULT, masks.empty() ? 0 : masks[f], offset, chunks[f].size(), chunks[f].data()) >= 0);
         }
     }
     H5Z_filter_t id = 0;
@@ -600,9 +604,177 @@ TEST_CASE("HDF5's failures on the reader thread are our one-line messages, witho
     tool::write_scan(scan, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
     const std::uint64_t beyond = 2 * file_bytes(scan).size() + 4096;
     patch_file(scan, find_chunk_record(scan, 3, static_cast<std::uint32_t>(chunks[3].size())).address_at, beyond);
+    // read by position: the index's address is checked against the file before any read
     const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
     INFO(r.err);
     CHECK(r.code == 1);
-    CHECK_THAT(r.err, Catch::Contains("/entry/data/data frame 3") && Catch::Contains("HDF5: ") && !Catch::Contains("HDF5-DIAG"));
+    CHECK_THAT(r.err, Catch::Contains("/entry/data/data frame 3") && Catch::Contains("at byte " + std::to_string(beyond)) &&
+                          Catch::Contains("past the end of the file") && !Catch::Contains("HDF5-DIAG"));
     CHECK(line_count(r.err) == 1);
+    // read through HDF5 (a dataset past the per-chunk index limit): HDF5's own reason, on a reader thread
+    tool::SparseJob job;
+    job.input = scan;
+    job.output = out;
+    job.cut = 4;
+    job.where = tool::SparseJob::Where::cpu;
+    job.quiet = true;
+    job.per_chunk_index_limit = 0;
+    const std::atomic<bool> stop{false};
+    CHECK_THROWS_WITH(tool::run_sparse_job(job, stop), Catch::Contains("/entry/data/data frame 3") && Catch::Contains("HDF5: "));
+}
+
+// ---- Reading at the storage's rate, writing on a thread of its own (issue 11) ----
+
+namespace {
+
+tool::SparseJob cpu_job(const std::string& scan, const std::string& out, unsigned reader_threads) {
+    tool::SparseJob job;
+    job.input = scan;
+    job.output = out;
+    job.cut = 4;
+    job.no_mask = true;
+    job.where = tool::SparseJob::Where::cpu;
+    job.quiet = true;
+    job.reader_threads = reader_threads;
+    return job;
+}
+
+// The group's lists (and powders, with `bins`) equal the library's on the same frames, pixel for pixel.
+void check_group(const std::string& out, const std::string& group, const IntegratedBatch& want, std::size_t frames,
+                 std::size_t bins = 0) {
+    const test::H5Reader f(out);
+    CHECK(f.attribute(group, "nframes") == std::vector<std::int64_t>{static_cast<std::int64_t>(frames)});
+    CHECK(f.attribute(group, "complete") == std::vector<std::int64_t>{1});
+    const auto nnz = f.dataset<std::int32_t>(group + "/nnz", H5T_NATIVE_INT32);
+    const auto row = f.dataset<std::uint32_t>(group + "/row", H5T_NATIVE_UINT32);
+    const auto col = f.dataset<std::uint32_t>(group + "/col", H5T_NATIVE_UINT32);
+    const auto intensity = f.dataset<std::uint32_t>(group + "/intensity", H5T_NATIVE_UINT32);
+    REQUIRE(nnz.size() == frames);
+    std::size_t at = 0;
+    for (std::size_t fr = 0; fr < frames; ++fr) {
+        const SparseFrame w = want.sparse.frame(fr);
+        INFO("frame " << fr);
+        REQUIRE(static_cast<std::size_t>(nnz[fr]) == w.npixels);
+        for (std::size_t k = 0; k < w.npixels; ++k, ++at) {
+            REQUIRE(row[at] * kNj + col[at] == w.indices[k]);
+            REQUIRE(intensity[at] == w.values_as<std::uint16_t>()[k]);
+        }
+    }
+    REQUIRE(at == row.size());
+    if (bins) {
+        const auto powder = f.dataset<double>(group + "/powder", H5T_NATIVE_DOUBLE);
+        REQUIRE(powder.size() == frames * bins);
+        for (std::size_t fr = 0; fr < frames; ++fr)
+            for (std::size_t b = 0; b < bins; ++b) REQUIRE(powder[fr * bins + b] == want.powder.value(fr, b));
+    }
+}
+
+IntegratedBatch library_lists(const std::vector<std::vector<std::uint8_t>>& chunks, std::size_t first = 0,
+                              std::size_t count = SIZE_MAX) {
+    static std::vector<Chunk2Sparse> keep;  // the batch's views live as long as their object
+    keep.emplace_back(std::vector<std::uint8_t>(kNi * kNj, 1), kNi, kNj, PixelType::u16);
+    const std::size_t n = std::min(count, chunks.size() - first);
+    const std::vector<ByteView> views(chunks.begin() + static_cast<std::ptrdiff_t>(first),
+                                      chunks.begin() + static_cast<std::ptrdiff_t>(first + n));
+    return IntegratedBatch{keep.back().multi(views, 4.0), Powder{}};
+}
+
+}  // namespace
+
+TEST_CASE("chunks stored in reverse frame order are read by position and listed in frame order, by 1 to 4 reader threads",
+          "[sparse-tool][positional]") {
+    const std::string scan = temp_path("scan_reversed.h5"), out = temp_path("out_reversed.h5");
+    const auto chunks = test_chunks(kFrames);
+    std::vector<hsize_t> reverse;
+    for (hsize_t f = kFrames; f-- > 0;) reverse.push_back(f);
+    write_scan_with_values(scan, H5T_STD_U16LE, {0, 3, 2, 0, 2}, chunks, reverse);
+    const IntegratedBatch want = library_lists(chunks);
+    for (const unsigned threads : {1u, 2u, 4u}) {
+        INFO(threads << " reader threads");
+        const std::atomic<bool> stop{false};
+        const tool::SparseSummary s = tool::run_sparse_job(cpu_job(scan, out, threads), stop);
+        CHECK(s.frames == kFrames);
+        check_group(out, "/entry_data_data", want, kFrames);
+    }
+    // the same through HDF5's reads (a dataset past the per-chunk index limit)
+    tool::SparseJob job = cpu_job(scan, out, 3);
+    job.per_chunk_index_limit = 0;
+    const std::atomic<bool> stop{false};
+    tool::run_sparse_job(job, stop);
+    check_group(out, "/entry_data_data", want, kFrames);
+}
+
+TEST_CASE("a chunk stored with bitshuffle skipped (filter mask 1) holds the raw frame: listed on the host, in frame order",
+          "[sparse-tool][raw-chunk]") {
+    const std::string scan = temp_path("scan_raw_chunks.h5"), out = temp_path("out_raw_chunks.h5"), mat = temp_path("matrix_raw.h5");
+    const auto chunks = test_chunks(kFrames);
+    std::vector<std::vector<std::uint8_t>> stored = chunks;
+    std::vector<std::uint32_t> masks(kFrames, 0);
+    for (const std::size_t f : {0, 5, 6, 63, 64, 69}) {  // first, inside, at the batch's edges, last
+        stored[f] = synthetic_eiger_frame(kNi, kNj, PixelType::u16, static_cast<std::uint32_t>(f));
+        masks[f] = 1;
+    }
+    write_scan_with_values(scan, H5T_STD_U16LE, {0, 3, 2, 0, 2}, stored, {}, masks);
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(40, kNi * kNj, 2.0, 9).input());
+    tool::write_matrix(mat, "csr", m);
+    Chunk2SparseCSC lib(std::vector<std::uint8_t>(kNi * kNj, 1), kNi, kNj, PixelType::u16, m);
+    const IntegratedBatch want = lib.multi(std::vector<ByteView>(chunks.begin(), chunks.end()), 4.0);
+    tool::SparseJob job = cpu_job(scan, out, 2);
+    job.matrix_spec = mat + ":csr";
+    const std::atomic<bool> stop{false};
+    CHECK(tool::run_sparse_job(job, stop).frames == kFrames);
+    check_group(out, "/entry_data_data", want, kFrames, 40);
+
+    // a "raw" chunk that is not a frame's size is refused, naming the frame
+    stored[9].resize(stored[9].size() - 2);
+    masks[9] = 1;
+    write_scan_with_values(scan, H5T_STD_U16LE, {0, 3, 2, 0, 2}, stored, {}, masks);
+    std::remove(out.c_str());
+    CHECK_THROWS_WITH(tool::run_sparse_job(job, stop), Catch::Contains("/entry/data/data frame 9") && Catch::Contains("filter mask 1") &&
+                                                           Catch::Contains(std::to_string(kNi * kNj * 2) + " bytes"));
+    CHECK_FALSE(std::ifstream(out).good());
+}
+
+TEST_CASE("a scan of several datasets (external links) equals the library per dataset, with --frames across the two",
+          "[sparse-tool][positional]") {
+    const std::string dir = test::env_or("TMPDIR", "/tmp");
+    const std::string part1 = dir + "/bslz4_test_multi_data_000001.h5", part2 = dir + "/bslz4_test_multi_data_000002.h5";
+    const std::string master = dir + "/bslz4_test_multi_master.h5", out = temp_path("multi_out.h5");
+    const auto chunks = test_chunks(2 * kFrames);  // the second file holds other frames than the first
+    const std::vector<std::vector<std::uint8_t>> first(chunks.begin(), chunks.begin() + kFrames), second(chunks.begin() + kFrames, chunks.end());
+    tool::write_scan(part1, kNi, kNj, PixelType::u16, kFrames, {}, first);
+    tool::write_scan(part2, kNi, kNj, PixelType::u16, kFrames, {}, second);
+    {
+        const tool::h5::Handle file = tool::h5::create_file(master);
+        tool::h5::Handle entry(H5Gcreate2(file.get(), "entry", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "entry");
+        tool::h5::Handle data(H5Gcreate2(entry.get(), "data", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "data");
+        REQUIRE(H5Lcreate_external("bslz4_test_multi_data_000001.h5", "/entry/data/data", data.get(), "data_000001", H5P_DEFAULT,
+                                   H5P_DEFAULT) >= 0);
+        REQUIRE(H5Lcreate_external("bslz4_test_multi_data_000002.h5", "/entry/data/data", data.get(), "data_000002", H5P_DEFAULT,
+                                   H5P_DEFAULT) >= 0);
+    }
+    tool::SparseJob job = cpu_job(master, out, 4);
+    job.frames_spec = "50:120";  // frames 50-69 of the first file, 0-49 of the second
+    const std::atomic<bool> stop{false};
+    CHECK(tool::run_sparse_job(job, stop).frames == 70);
+    check_group(out, "/entry_data_data_000001", library_lists(first, 50), 20);
+    check_group(out, "/entry_data_data_000002", library_lists(second, 0, 50), 50);
+}
+
+TEST_CASE("an interrupted run with several reader threads and the writer's thread leaves a readable file marked incomplete",
+          "[sparse-tool][positional]") {
+    const std::string scan = temp_path("scan_stop4.h5"), out = temp_path("out_stop4.h5");
+    const auto chunks = test_chunks(3 * 64 + 5);
+    tool::write_scan(scan, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
+    const std::atomic<bool> stop{true};  // as if SIGINT came during the first batch
+    const tool::SparseSummary s = tool::run_sparse_job(cpu_job(scan, out, 4), stop);
+    CHECK(s.interrupted);
+    CHECK(s.frames == 64);
+    const test::H5Reader f(out);
+    CHECK(f.attribute("/entry_data_data", "nframes") == std::vector<std::int64_t>{64});
+    CHECK(f.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{0});
+    const IntegratedBatch want = library_lists(chunks, 0, 64);
+    const auto nnz = f.dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32);
+    REQUIRE(nnz.size() == 64);
+    for (std::size_t fr = 0; fr < 64; ++fr) CHECK(static_cast<std::size_t>(nnz[fr]) == want.sparse.npixels[fr]);
 }

@@ -12,16 +12,20 @@
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/chunk2sparse_csc.hpp"
 #include "bslz4/error.hpp"
+#include "batch_reader.hpp"
+#include "hdf5/chunk_index.hpp"
 #include "hdf5/hdf5_file.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "hdf5/scan_input.hpp"
 #include "hdf5/sparse_output.hpp"
+#include "output_writer.hpp"
 #include "progress.hpp"
 
 #if BSLZ4_HAVE_CUDA
 #include "bslz4/cuda/chunk2sparse.hpp"
 #include "bslz4/cuda/chunk2sparse_csc.hpp"
 #include "bslz4/cuda/device.hpp"
+#include "bslz4/cuda/host_memory.hpp"
 #endif
 
 namespace bslz4::tool {
@@ -29,24 +33,60 @@ namespace bslz4::tool {
 namespace {
 
 constexpr std::size_t kBatchFrames = 64;
-constexpr std::size_t kQueueBatches = 2;
+constexpr std::size_t kWritesQueued = 4;
 
-using Decode = std::function<IntegratedBatch(const std::vector<ByteView>&)>;
+using Chunks = std::function<IntegratedBatch(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                             const std::vector<std::uint64_t>& lengths)>;
+using DenseFrames = std::function<IntegratedBatch(const std::vector<ByteView>& frames)>;
 
+IntegratedBatch integrated(SparseBatch b) { return IntegratedBatch{b, Powder{}}; }
+IntegratedBatch integrated(IntegratedBatch b) { return b; }
+
+// The object decoding the scan's chunks (from the ring's buffers), on the CPU or the GPU.
 struct Decoder {
     std::string name;
-    Decode run;
+    Chunks run;
     std::shared_ptr<void> keep;  // the object behind run
+    MakeSlotMemory memory = ordinary_memory;  // pinned for the GPU
 };
 
 template <class Object>
-Decoder sparse_only(std::string name, std::shared_ptr<Object> o, double cut) {
-    return {std::move(name), [o, cut](const std::vector<ByteView>& c) { return IntegratedBatch{o->multi(c, cut), Powder{}}; }, o};
+Decoder chunk_decoder(std::string name, std::shared_ptr<Object> o, double cut) {
+    return {std::move(name),
+            [o, cut](ByteView base, const std::vector<std::uint64_t>& offsets, const std::vector<std::uint64_t>& lengths) {
+                return integrated(o->from_buffer(base, offsets, lengths, cut));
+            },
+            o};
 }
-template <class Object>
-Decoder integrating(std::string name, std::shared_ptr<Object> o, double cut) {
-    return {std::move(name), [o, cut](const std::vector<ByteView>& c) { return o->multi(c, cut); }, o};
+
+// Lists frames whose chunk holds the raw pixels (bitshuffle skipped), on the host: the CPU class.
+struct DenseLister {
+    DenseFrames run;
+    std::shared_ptr<void> keep;
+};
+
+DenseLister make_dense_lister(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
+                              const IntegrationMatrix* matrix) {
+    const Chunk2SparseOptions o{scan.codec, 0};
+    const double cut = job.cut;
+    if (matrix) {
+        auto c = std::make_shared<Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o);
+        return {[c, cut](const std::vector<ByteView>& f) { return c->from_frames(f, cut); }, c};
+    }
+    auto c = std::make_shared<Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o);
+    return {[c, cut](const std::vector<ByteView>& f) { return integrated(c->from_frames(f, cut)); }, c};
 }
+
+#if BSLZ4_HAVE_CUDA
+class PinnedSlot : public SlotMemory {
+public:
+    PinnedSlot(std::size_t bytes, int device) : memory_(bytes ? bytes : 1, device) {}
+    std::uint8_t* data() override { return memory_.data(); }
+
+private:
+    cuda::PinnedHostMemory memory_;
+};
+#endif
 
 Decoder make_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
                      const IntegrationMatrix* matrix) {
@@ -59,10 +99,12 @@ Decoder make_decoder(const SparseJob& job, const ScanInput& scan, const std::vec
         const cuda::DeviceInfo info = cuda::device_info(job.device);
         const std::string name = "GPU " + std::to_string(job.device) + " (" + info.name + ")";
         const cuda::Chunk2SparseOptions o{0, 0, cuda::Unblock::gpu, job.device, scan.codec};
-        if (matrix)
-            return integrating(name, std::make_shared<cuda::Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o),
-                               job.cut);
-        return sparse_only(name, std::make_shared<cuda::Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o), job.cut);
+        Decoder d = matrix ? chunk_decoder(name, std::make_shared<cuda::Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o),
+                                           job.cut)
+                           : chunk_decoder(name, std::make_shared<cuda::Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o), job.cut);
+        const int device = job.device;
+        d.memory = [device](std::size_t bytes) -> std::unique_ptr<SlotMemory> { return std::make_unique<PinnedSlot>(bytes, device); };
+        return d;
     }
 #else
     if (gpu) throw Error("--gpu: this build has no GPU runtime (built without nvcc)");
@@ -70,10 +112,10 @@ Decoder make_decoder(const SparseJob& job, const ScanInput& scan, const std::vec
     const Chunk2SparseOptions o{scan.codec, 0};
     if (matrix) {
         auto c = std::make_shared<Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o);
-        return integrating("CPU (" + std::to_string(std::thread::hardware_concurrency()) + " threads)", c, job.cut);
+        return chunk_decoder("CPU (" + std::to_string(std::thread::hardware_concurrency()) + " threads)", c, job.cut);
     }
     auto c = std::make_shared<Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o);
-    return sparse_only("CPU (" + std::to_string(c->threads()) + " threads)", c, job.cut);
+    return chunk_decoder("CPU (" + std::to_string(c->threads()) + " threads)", c, job.cut);
 }
 
 std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& scan, std::string& source) {
@@ -116,8 +158,8 @@ void frame_range(const std::string& spec, std::size_t frames, std::size_t& a, st
     if (a >= b) throw Error("--frames " + spec + " selects no frame of the " + std::to_string(frames));
 }
 
-// "frame j: why" from a batch -> "FILE:DATASET frame K: why".
-[[noreturn]] void rethrow_with_frame(const Error& e, const ScanInput& scan, std::size_t d, std::size_t first) {
+// "frame j: why" from a decoder given frames[0], frames[1], ... -> "FILE:DATASET frame frames[j]: why".
+[[noreturn]] void rethrow_with_frame(const Error& e, const ScanInput& scan, std::size_t d, const std::vector<std::size_t>& frames) {
     std::string what = e.what();
     std::size_t j = 0;
     if (what.rfind("frame ", 0) == 0) {
@@ -125,69 +167,80 @@ void frame_range(const std::string& spec, std::size_t frames, std::size_t& a, st
         j = std::strtoull(what.c_str() + 6, nullptr, 10);
         what = what.substr(colon + 2);
     }
-    throw Error(scan.file_name + ":" + scan.datasets[d].path + " frame " + std::to_string(first + j) + ": " + what);
+    throw Error(scan.file_name + ":" + scan.datasets[d].path + " frame " + std::to_string(j < frames.size() ? frames[j] : frames[0]) +
+                ": " + what);
 }
 
-// Reads batches of chunks ahead of the decoder, on its own thread.
-class ChunkReader {
+// One batch decoded into the output's rows, in frame order: bitshuffle chunks by the decoder
+// from the ring's buffer, raw chunks (filter skipped) listed on the host.
+class BatchDecoder {
 public:
-    ChunkReader(const ScanInput& scan, std::size_t d, std::size_t a, std::size_t b)
-        : scan_(scan), d_(d), thread_([this, a, b] { read(a, b); }) {}
-    ~ChunkReader() {
-        {
-            std::lock_guard<std::mutex> lock(m_);
-            cancel_ = true;
+    BatchDecoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use, const IntegrationMatrix* matrix,
+                 const Decoder& decoder)
+        : job_(job), scan_(scan), use_(use), matrix_(matrix), decoder_(decoder) {}
+
+    OutputRows decode(const ReadBatch& batch, std::size_t d) {
+        const std::size_t count = batch.lengths.size(), frame_bytes = scan_.ni * scan_.nj * pixel_size(scan_.type);
+        std::vector<std::size_t> coded, raw;  // positions in the batch
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::uint32_t mask = batch.filter_masks[k];
+            if (mask == 0) {
+                coded.push_back(k);
+                continue;
+            }
+            const std::string what = scan_.file_name + ":" + scan_.datasets[d].path + " frame " + std::to_string(batch.first + k);
+            if (mask != 1)
+                throw Error(what + ": the chunk's filter mask " + std::to_string(mask) + " names filters the dataset does not have");
+            if (batch.lengths[k] != frame_bytes)
+                throw Error(what + ": stored with bitshuffle skipped (filter mask 1), so it should hold the raw frame of " +
+                            std::to_string(frame_bytes) + " bytes, but it has " + std::to_string(batch.lengths[k]));
+            raw.push_back(k);
         }
-        cv_.notify_all();
-        thread_.join();
-    }
-    // The next batch (first frame, chunks); false at the end. Rethrows a read error.
-    bool next(std::size_t& first, std::vector<std::vector<std::uint8_t>>& chunks) {
-        std::unique_lock<std::mutex> lock(m_);
-        cv_.wait(lock, [&] { return !q_.empty() || done_; });
-        if (q_.empty()) {
-            if (error_) std::rethrow_exception(error_);
-            return false;
+        IntegratedBatch from_chunks, from_raw;
+        if (!coded.empty()) {
+            std::vector<std::uint64_t> offsets, lengths;
+            for (std::size_t k : coded) {
+                offsets.push_back(batch.offsets[k]);
+                lengths.push_back(batch.lengths[k]);
+            }
+            try {
+                from_chunks = raw.empty() ? decoder_.run(ByteView(batch.base, batch.size), batch.offsets, batch.lengths)
+                                          : decoder_.run(ByteView(batch.base, batch.size), offsets, lengths);
+            } catch (const Error& e) {
+                rethrow_with_frame(e, scan_, d, frames_of(batch, coded));
+            }
         }
-        first = q_.front().first;
-        chunks = std::move(q_.front().second);
-        q_.pop_front();
-        cv_.notify_all();
-        return true;
+        if (!raw.empty()) {
+            if (!dense_.run) dense_ = make_dense_lister(job_, scan_, use_, matrix_);
+            std::vector<ByteView> frames;
+            for (std::size_t k : raw) frames.emplace_back(batch.base + batch.offsets[k], batch.lengths[k]);
+            from_raw = dense_.run(frames);
+        }
+        OutputRows rows;
+        const std::size_t powder_bytes = matrix_ ? matrix_->bins * accumulator_size(job_.acc) : 0;
+        std::size_t next_coded = 0, next_raw = 0;
+        for (std::size_t k = 0; k < count; ++k) {
+            const bool is_raw = next_raw < raw.size() && raw[next_raw] == k;
+            const IntegratedBatch& from = is_raw ? from_raw : from_chunks;
+            const std::size_t j = is_raw ? next_raw++ : next_coded++;
+            const void* powder_row = powder_bytes ? static_cast<const std::uint8_t*>(from.powder.data) + j * powder_bytes : nullptr;
+            rows.add(from.sparse.frame(j), scan_.nj, powder_row, powder_bytes);
+        }
+        return rows;
     }
 
 private:
-    void read(std::size_t a, std::size_t b) {
-        try {
-            for (std::size_t first = a; first < b; first += kBatchFrames) {
-                std::vector<std::vector<std::uint8_t>> chunks;
-                for (std::size_t f = first; f < std::min(b, first + kBatchFrames); ++f) {
-                    const h5::Lock h5lock;  // quiet on this thread too
-                    chunks.push_back(read_frame_chunk(scan_, d_, f));
-                }
-                std::unique_lock<std::mutex> lock(m_);
-                cv_.wait(lock, [&] { return q_.size() < kQueueBatches || cancel_; });
-                if (cancel_) break;
-                q_.emplace_back(first, std::move(chunks));
-                cv_.notify_all();
-            }
-        } catch (...) {
-            std::lock_guard<std::mutex> lock(m_);
-            error_ = std::current_exception();
-        }
-        std::lock_guard<std::mutex> lock(m_);
-        done_ = true;
-        cv_.notify_all();
+    static std::vector<std::size_t> frames_of(const ReadBatch& batch, const std::vector<std::size_t>& positions) {
+        std::vector<std::size_t> frames;
+        for (std::size_t k : positions) frames.push_back(batch.first + k);
+        return frames;
     }
-
+    const SparseJob& job_;
     const ScanInput& scan_;
-    std::size_t d_;
-    std::mutex m_;
-    std::condition_variable cv_;
-    std::deque<std::pair<std::size_t, std::vector<std::vector<std::uint8_t>>>> q_;
-    bool done_ = false, cancel_ = false;
-    std::exception_ptr error_;
-    std::thread thread_;  // last: starts once the rest is built
+    const std::vector<std::uint8_t>& use_;
+    const IntegrationMatrix* matrix_;
+    const Decoder& decoder_;
+    DenseLister dense_;  // made at the first raw chunk
 };
 
 }  // namespace
@@ -213,47 +266,55 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     }
     std::size_t a = 0, b = 0;
     frame_range(job.frames_spec, scan.frames, a, b);
-    const Decoder decoder = make_decoder(job, scan, use, job.matrix_spec.empty() ? nullptr : &matrix);
-    SparseOutput out(job.output, info);
+    if (job.reader_threads < 1 || job.reader_threads > 16)
+        throw Error("reader threads: " + std::to_string(job.reader_threads) + "; from 1 to 16");
+    const IntegrationMatrix* matrix_used = job.matrix_spec.empty() ? nullptr : &matrix;
+    const Decoder decoder = make_decoder(job, scan, use, matrix_used);
 
+    // Every dataset's chunk index first (HDF5 reads its metadata; the chunks are read by position),
+    // then one ring sized for the largest batch of any of them.
+    struct Part {
+        std::size_t d, first, end;  // frames [first, end) of dataset d
+        ChunkIndex index;
+    };
+    std::vector<Part> parts;
+    std::size_t slot_bytes = 0;
+    for (std::size_t d = 0, offset = 0; d < scan.datasets.size(); offset += scan.datasets[d].frames, ++d) {
+        const std::size_t first = std::max(a, offset) - offset, end = std::min(b, offset + scan.datasets[d].frames);
+        if (end <= offset || first >= end - offset) continue;
+        Part p{d, first, end - offset,
+               read_chunk_index(scan.datasets[d].dataset.get(), first, end - offset, scan.file_name + ":" + scan.datasets[d].path,
+                                scan.largest_chunk, job.per_chunk_index_limit)};
+        slot_bytes = std::max(slot_bytes, largest_batch_bytes(p.index, kBatchFrames));
+        parts.push_back(std::move(p));
+    }
+    BufferRing ring(job.reader_threads + 2, slot_bytes, decoder.memory);
+    BatchDecoder batches(job, scan, use, matrix_used, decoder);
+
+    SparseOutput out(job.output, info);
+    OutputWriter writer(out, kWritesQueued);  // after out: stops before it goes
     SparseSummary summary;
     summary.decoder = decoder.name;
     Progress progress(b - a, job.quiet);
-    std::size_t offset = 0;  // scan frame of the dataset's first frame
-    for (std::size_t d = 0; d < scan.datasets.size() && !summary.interrupted; offset += scan.datasets[d].frames, ++d) {
-        const std::size_t la = std::max(a, offset) - offset, lb = std::min(b, offset + scan.datasets[d].frames);
-        if (lb <= offset || la >= lb - offset) continue;
-        const std::size_t local_end = lb - offset;
-        {
-            const h5::Lock h5lock;
-            out.begin_group(scan.datasets[d].path, local_end - la);
-        }
-        ChunkReader reader(scan, d, la, local_end);
-        std::size_t first = 0;
-        std::vector<std::vector<std::uint8_t>> chunks;
-        while (reader.next(first, chunks)) {
-            const std::vector<ByteView> views(chunks.begin(), chunks.end());
-            IntegratedBatch result;
-            try {
-                result = decoder.run(views);
-            } catch (const Error& e) {
-                rethrow_with_frame(e, scan, d, first);
-            }
-            {
-                const h5::Lock h5lock;
-                out.append(result.sparse, info.bins ? &result.powder : nullptr, views.size());
-            }
-            for (std::size_t f = 0; f < views.size(); ++f) summary.pixels += result.sparse.npixels[f];
-            summary.frames += views.size();
+    for (const Part& p : parts) {
+        writer.begin_group(scan.datasets[p.d].path, p.end - p.first);
+        BatchReader reader(p.index, ring, kBatchFrames, job.reader_threads);
+        ReadBatch batch;
+        while (reader.next(batch)) {
+            OutputRows rows = batches.decode(batch, p.d);
+            summary.pixels += rows.pixels();
+            summary.frames += rows.frames();
+            writer.append(std::move(rows));
             progress.update(summary.frames);
             if (stop) {
                 summary.interrupted = true;
                 break;
             }
         }
-        const h5::Lock h5lock;
-        out.close_group(!summary.interrupted);
+        writer.close_group(!summary.interrupted);
+        if (summary.interrupted) break;
     }
+    writer.finish();
     progress.finish();
     summary.decoded_bytes = static_cast<double>(summary.frames) * scan.ni * scan.nj * pixel_size(scan.type);
     summary.seconds = progress.seconds();

@@ -22,6 +22,10 @@ struct SparseJob {
     int device = 0;
     bool quiet = false;
     std::string command_line;
+    unsigned reader_threads = 2;  // positional reads of chunks at once (1 to 16)
+    // Datasets longer than this are read through HDF5 where it cannot list chunks in one pass
+    // (see hdf5/chunk_index.hpp): indexing them chunk by chunk would cost n^2 / 2 steps.
+    std::size_t per_chunk_index_limit = 8192;
 };
 
 struct SparseSummary {
@@ -31,7 +35,9 @@ struct SparseSummary {
     std::string decoder;  // "GPU 0 (NVIDIA H200)" or "CPU (16 threads)"
 };
 
-// Stops after the batch in hand when `stop` becomes true (the file then holds what was done).
+// Chunks are read by job.reader_threads threads into a bounded ring of buffers (pinned on the
+// GPU), decoded batch by batch in frame order, and written by a thread of their own. Stops after
+// the batch in hand when `stop` becomes true (the file then holds what was done).
 SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop);
 
 }  // namespace bslz4::tool

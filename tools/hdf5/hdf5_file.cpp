@@ -211,13 +211,8 @@ std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& objec
     return out;
 }
 
-std::vector<std::uint8_t> read_chunk(hid_t dataset, const std::vector<hsize_t>& offset, const std::string& what,
-                                     std::uint64_t largest_valid) {
-    hsize_t bytes = 0;
-    if (H5Dget_chunk_storage_size(dataset, offset.data(), &bytes) < 0) throw failure(what + ": chunk not stored");
-    const Handle file(H5Iget_file_id(dataset), H5Fclose, what + ": no file");
-    hsize_t file_bytes = 0;
-    if (H5Fget_filesize(file.get(), &file_bytes) < 0) throw failure(what + ": the file's size is unknown");
+void check_chunk_extent(std::uint64_t address, std::uint64_t bytes, std::uint64_t file_bytes, std::uint64_t largest_valid,
+                        const std::string& what) {
     if (bytes > file_bytes)
         throw Error(what + ": the chunk index says the chunk has " + std::to_string(bytes) + " bytes, more than the file's " +
                     std::to_string(file_bytes) + " bytes (damaged chunk index)");
@@ -225,6 +220,19 @@ std::vector<std::uint8_t> read_chunk(hid_t dataset, const std::vector<hsize_t>& 
         throw Error(what + ": the chunk index says the chunk has " + std::to_string(bytes) +
                     " bytes, more than any chunk of this frame can hold (at most " + std::to_string(largest_valid) +
                     " bytes; damaged chunk index)");
+    if (address != UINT64_MAX && address > file_bytes - bytes)
+        throw Error(what + ": the chunk index puts the chunk's " + std::to_string(bytes) + " bytes at byte " + std::to_string(address) +
+                    ", past the end of the file's " + std::to_string(file_bytes) + " bytes (damaged chunk index)");
+}
+
+std::vector<std::uint8_t> read_chunk(hid_t dataset, const std::vector<hsize_t>& offset, const std::string& what,
+                                     std::uint64_t largest_valid) {
+    hsize_t bytes = 0;
+    if (H5Dget_chunk_storage_size(dataset, offset.data(), &bytes) < 0) throw failure(what + ": chunk not stored");
+    const Handle file(H5Iget_file_id(dataset), H5Fclose, what + ": no file");
+    hsize_t file_bytes = 0;
+    if (H5Fget_filesize(file.get(), &file_bytes) < 0) throw failure(what + ": the file's size is unknown");
+    check_chunk_extent(UINT64_MAX, bytes, file_bytes, largest_valid, what);
     std::vector<std::uint8_t> out(bytes);
     std::uint32_t filters = 0;
     if (bytes && H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &filters, out.data()) < 0)

@@ -74,6 +74,13 @@ std::vector<T> read_all(hid_t dataset, hid_t memtype, const std::string& what);
 std::vector<std::uint8_t> read_nonzero(hid_t dataset, std::size_t expected, const std::string& what);
 std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& object, const std::string& name);
 
+// Refuses, naming `what`, a chunk the chunk index says has `bytes` bytes at byte `address` of a
+// file of file_bytes (address UINT64_MAX: not known), when it is larger than the file or than
+// `largest_valid` (what any valid chunk of the dataset can be), or would end past the file's end.
+// Every chunk is checked so before a buffer is sized by it or a byte is read.
+void check_chunk_extent(std::uint64_t address, std::uint64_t bytes, std::uint64_t file_bytes, std::uint64_t largest_valid,
+                        const std::string& what);
+
 // The raw stored chunk at the given offset (e.g. {frame, 0, 0}). The size the chunk index gives
 // is refused, before anything is allocated, when it is larger than the file or than
 // `largest_valid` (what any valid chunk of the dataset can be).

@@ -203,29 +203,32 @@ void SparseOutput::begin_group(const std::string& dataset_path, std::size_t fram
     write_attributes(g, false);
 }
 
-void SparseOutput::append(const SparseBatch& sparse, const Powder* powder, std::size_t count) {
-    std::size_t total = 0;
-    for (std::size_t f = 0; f < count; ++f) total += sparse.npixels[f];
-    std::vector<std::uint16_t> row(total), col(total);
-    std::vector<std::int32_t> nnz(count);
-    const std::size_t bpp = pixel_size(info_.type);
-    std::vector<std::uint8_t> intensity(total * bpp);
-    std::size_t at = 0;
-    for (std::size_t f = 0; f < count; ++f) {
-        const SparseFrame fr = sparse.frame(f);
-        nnz[f] = static_cast<std::int32_t>(fr.npixels);
-        for (std::size_t k = 0; k < fr.npixels; ++k) {
-            row[at + k] = static_cast<std::uint16_t>(fr.indices[k] / info_.nj);
-            col[at + k] = static_cast<std::uint16_t>(fr.indices[k] % info_.nj);
-        }
-        std::memcpy(intensity.data() + at * bpp, fr.values, fr.npixels * bpp);
-        at += fr.npixels;
+void OutputRows::add(const SparseFrame& frame, std::size_t nj, const void* powder_row, std::size_t powder_bytes) {
+    const std::size_t at = row.size(), bpp = pixel_size(frame.pixel_type);
+    nnz.push_back(static_cast<std::int32_t>(frame.npixels));
+    row.resize(at + frame.npixels);
+    col.resize(at + frame.npixels);
+    for (std::size_t k = 0; k < frame.npixels; ++k) {
+        row[at + k] = static_cast<std::uint16_t>(frame.indices[k] / nj);
+        col[at + k] = static_cast<std::uint16_t>(frame.indices[k] % nj);
     }
-    append_rows(datasets_[0].get(), H5T_NATIVE_UINT16, row.data(), total, 0, "row");
-    append_rows(datasets_[1].get(), H5T_NATIVE_UINT16, col.data(), total, 0, "col");
-    append_rows(datasets_[2].get(), native_type(info_.type), intensity.data(), total, 0, "intensity");
-    append_rows(datasets_[3].get(), H5T_NATIVE_INT32, nnz.data(), count, 0, "nnz");
-    if (info_.bins && powder) append_rows(datasets_[4].get(), acc_type(info_.acc), powder->data, count, info_.bins, "powder");
+    const auto* values = static_cast<const std::uint8_t*>(frame.values);
+    intensity.insert(intensity.end(), values, values + frame.npixels * bpp);
+    const auto* p = static_cast<const std::uint8_t*>(powder_row);
+    if (powder_bytes) powder.insert(powder.end(), p, p + powder_bytes);
+}
+
+void SparseOutput::append(const OutputRows& rows) {
+    const std::size_t total = rows.pixels(), count = rows.frames();
+    append_rows(datasets_[0].get(), H5T_NATIVE_UINT16, rows.row.data(), total, 0, "row");
+    append_rows(datasets_[1].get(), H5T_NATIVE_UINT16, rows.col.data(), total, 0, "col");
+    append_rows(datasets_[2].get(), native_type(info_.type), rows.intensity.data(), total, 0, "intensity");
+    append_rows(datasets_[3].get(), H5T_NATIVE_INT32, rows.nnz.data(), count, 0, "nnz");
+    if (info_.bins) {
+        if (rows.powder.size() != count * info_.bins * accumulator_size(info_.acc))
+            throw Error(path_ + ": a batch of " + std::to_string(count) + " frames came without its powders");
+        append_rows(datasets_[4].get(), acc_type(info_.acc), rows.powder.data(), count, info_.bins, "powder");
+    }
     frames_done_ += count;
     pixels_done_ += total;
     write_attributes(group_.get(), false);

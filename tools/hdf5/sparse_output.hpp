@@ -31,6 +31,19 @@ struct OutputInfo {
     double powder_scale = 1;
 };
 
+// A batch's rows as the output stores them, owned: made on the decoding thread from the
+// decoder's views (which its next call overwrites), appended on the writer's.
+struct OutputRows {
+    std::vector<std::uint16_t> row, col;
+    std::vector<std::uint8_t> intensity;  // pixels of the scan's type
+    std::vector<std::int32_t> nnz;        // per frame
+    std::vector<std::uint8_t> powder;     // frames x bins of the accumulator's type; empty without a matrix
+    std::size_t frames() const { return nnz.size(); }
+    std::size_t pixels() const { return row.size(); }
+    // Appends one frame's list (a frame of nj columns) and its powder row (powder_bytes bytes).
+    void add(const SparseFrame& frame, std::size_t nj, const void* powder_row, std::size_t powder_bytes);
+};
+
 // A file that is removed when this goes, unless kept.
 class TemporaryFile {
 public:
@@ -56,8 +69,8 @@ public:
     SparseOutput& operator=(const SparseOutput&) = delete;
     // Starts the group of one input dataset, `frames` expected.
     void begin_group(const std::string& dataset_path, std::size_t frames);
-    // Appends frames [0, count) of a batch (and their powders, with a matrix).
-    void append(const SparseBatch& sparse, const Powder* powder, std::size_t count);
+    // Appends a batch's frames (and their powders, with a matrix).
+    void append(const OutputRows& rows);
     // Records how the run ended (attribute complete) and flushes.
     void close_group(bool complete);
 

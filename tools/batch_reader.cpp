@@ -1,0 +1,179 @@
+#include "batch_reader.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <numeric>
+
+namespace bslz4::tool {
+
+namespace {
+
+class OrdinaryMemory : public SlotMemory {
+public:
+    explicit OrdinaryMemory(std::size_t bytes) : bytes_(new std::uint8_t[bytes ? bytes : 1]) {}
+    std::uint8_t* data() override { return bytes_.get(); }
+
+private:
+    std::unique_ptr<std::uint8_t[]> bytes_;
+};
+
+std::string frame_what(const ChunkIndex& index, std::size_t k) {
+    return index.what + " frame " + std::to_string(index.first_frame + k);
+}
+
+// `bytes` from `address` of the file, all of them: a short read means the file ended early.
+void read_fully(int fd, std::uint8_t* to, std::uint64_t bytes, std::uint64_t address, const ChunkIndex& index, std::size_t k) {
+    while (bytes) {
+        const ssize_t got = pread(fd, to, std::min<std::uint64_t>(bytes, std::uint64_t{1} << 30), static_cast<off_t>(address));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) throw Error(frame_what(index, k) + ": cannot read " + index.file_path + ": " + std::strerror(errno));
+        if (got == 0)
+            throw Error(frame_what(index, k) + ": " + index.file_path + " ends at byte " + std::to_string(address) +
+                        ", before the chunk does (the file was cut short)");
+        to += got;
+        bytes -= static_cast<std::uint64_t>(got);
+        address += static_cast<std::uint64_t>(got);
+    }
+}
+
+}  // namespace
+
+std::unique_ptr<SlotMemory> ordinary_memory(std::size_t bytes) { return std::make_unique<OrdinaryMemory>(bytes); }
+
+BufferRing::BufferRing(std::size_t slots, std::size_t bytes, const MakeSlotMemory& make) : bytes_(bytes) {
+    for (std::size_t k = 0; k < slots; ++k) slots_.push_back(make(bytes));
+}
+
+std::size_t largest_batch_bytes(const ChunkIndex& index, std::size_t batch_frames) {
+    std::size_t most = 0;
+    for (std::size_t first = 0; first < index.chunks.size(); first += batch_frames) {
+        std::size_t sum = 0;
+        for (std::size_t k = first; k < std::min(index.chunks.size(), first + batch_frames); ++k) sum += index.chunks[k].bytes;
+        most = std::max(most, sum);
+    }
+    return most;
+}
+
+BatchReader::BatchReader(const ChunkIndex& index, BufferRing& ring, std::size_t batch_frames, unsigned threads)
+    : index_(index),
+      ring_(ring),
+      batch_frames_(batch_frames),
+      batches_((index.chunks.size() + batch_frames - 1) / batch_frames),
+      slots_(ring.slots()),
+      ready_(ring.slots(), SIZE_MAX) {
+    if (index.by_position) {
+        fd_ = open(index.file_path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd_ < 0) throw Error(index.what + ": cannot open " + index.file_path + " to read its chunks: " + std::strerror(errno));
+    }
+    for (unsigned t = 0; t < std::max(1u, threads); ++t) threads_.emplace_back([this] { work(); });
+}
+
+BatchReader::~BatchReader() {
+    {
+        std::lock_guard<std::mutex> lock(m_);
+        cancel_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+    if (fd_ >= 0) close(fd_);
+}
+
+void BatchReader::work() {
+    for (;;) {
+        std::size_t n = 0;
+        {
+            std::unique_lock<std::mutex> lock(m_);
+            // after a failed batch no later one is started: the reader stops there
+            if (cancel_ || claimed_ >= batches_ || (!errors_.empty() && errors_.begin()->first < claimed_)) return;
+            n = claimed_++;
+            cv_.wait(lock, [&] { return cancel_ || n < released_ + ring_.slots(); });
+            if (cancel_) return;
+        }
+        ReadBatch batch;
+        std::exception_ptr error;
+        try {
+            read_batch(n, batch);
+        } catch (...) {
+            error = std::current_exception();
+        }
+        std::lock_guard<std::mutex> lock(m_);
+        if (error) {
+            errors_[n] = error;
+        } else {
+            slots_[n % ring_.slots()] = std::move(batch);
+            ready_[n % ring_.slots()] = n;
+        }
+        cv_.notify_all();
+    }
+}
+
+void BatchReader::read_batch(std::size_t n, ReadBatch& into) {
+    const std::size_t first = n * batch_frames_, count = std::min(batch_frames_, index_.chunks.size() - first);
+    std::uint8_t* base = ring_.slot(n % ring_.slots());
+    into.first = index_.first_frame + first;
+    into.base = base;
+    into.offsets.assign(count, 0);
+    into.lengths.assign(count, 0);
+    into.filter_masks.assign(count, 0);
+    if (!index_.by_position) {
+        std::uint64_t at = 0;
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::size_t f = first + k;
+            const hsize_t offset[3] = {index_.first_frame + f, 0, 0};
+            into.offsets[k] = at;
+            into.lengths[k] = index_.chunks[f].bytes;
+            const h5::Lock lock;
+            if (into.lengths[k] && H5Dread_chunk(index_.dataset, H5P_DEFAULT, offset, &into.filter_masks[k], base + at) < 0)
+                throw h5::failure(frame_what(index_, f) + ": direct chunk read failed");
+            at += into.lengths[k];
+        }
+        into.size = at;
+        return;
+    }
+    // In the file's order, so that chunks stored back to back (in any frame order) are one read.
+    std::vector<std::size_t> order(count);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t x, std::size_t y) { return index_.chunks[first + x].address < index_.chunks[first + y].address; });
+    std::uint64_t at = 0;
+    for (std::size_t r = 0; r < count;) {
+        const ChunkLocation& start = index_.chunks[first + order[r]];
+        std::uint64_t run = 0;
+        std::size_t end = r;
+        for (; end < count; ++end) {
+            const ChunkLocation& c = index_.chunks[first + order[end]];
+            if (c.address != start.address + run) break;
+            into.offsets[order[end]] = at + run;
+            into.lengths[order[end]] = c.bytes;
+            into.filter_masks[order[end]] = c.filter_mask;
+            run += c.bytes;
+        }
+        read_fully(fd_, base + at, run, start.address, index_, first + order[r]);
+        at += run;
+        r = end;
+    }
+    into.size = at;
+}
+
+bool BatchReader::next(ReadBatch& batch) {
+    std::unique_lock<std::mutex> lock(m_);
+    if (holding_) {
+        ready_[released_ % ring_.slots()] = SIZE_MAX;
+        ++released_;
+        holding_ = false;
+        cv_.notify_all();
+    }
+    const std::size_t n = released_;
+    if (n >= batches_) return false;
+    cv_.wait(lock, [&] { return ready_[n % ring_.slots()] == n || errors_.count(n); });
+    if (errors_.count(n)) std::rethrow_exception(errors_[n]);
+    batch = slots_[n % ring_.slots()];
+    holding_ = true;
+    return true;
+}
+
+}  // namespace bslz4::tool
