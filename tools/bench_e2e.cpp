@@ -209,6 +209,7 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
     }
     std::printf("  [scan, read and jobs: %.1f s]\n", since(t0));
 #else
+    (void)gpu_present;
     std::printf("the scan, its read rate and the jobs: skipped: this build has no HDF5\n");
 #endif
     return fig;

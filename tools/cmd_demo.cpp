@@ -151,7 +151,7 @@ int cmd_demo(const Args& raw) {
 #if BSLZ4_HAVE_HDF5
     return scan_demo(frames, args.get("--dir"), cut, args.has("--cpu"), type, profile);
 #else
-    (void)profile, (void)type;
+    (void)profile, (void)type, (void)cut;
     std::printf("this build has no HDF5 (install libhdf5-dev and rebuild): the scan demo needs it\n");
     return 1;
 #endif
