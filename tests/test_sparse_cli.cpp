@@ -312,3 +312,27 @@ TEST_CASE("--help says what --acc i64 makes exact and that it refuses sums that 
                           Catch::Contains("same on CPU and GPU") && Catch::Contains("refused"));
     CHECK_THAT(r.out, !Catch::Contains("fixed-point, exact"));
 }
+
+TEST_CASE("--readers N sets the reading threads: any count gives the same file, 0 or 17 is a usage error",
+          "[sparse-cli]") {
+    const std::string scan = temp_path("cli_scan_readers.h5");
+    write_cli_scan(scan);
+    std::vector<std::uint32_t> first_rows;
+    for (const char* readers : {"1", "3", "16"}) {
+        const std::string out = temp_path(std::string("cli_readers_") + readers + ".h5");
+        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet --readers " + readers);
+        INFO(readers << ": " << r.err);
+        REQUIRE(r.code == 0);
+        const test::H5Reader f(out);
+        const auto rows = f.dataset<std::uint32_t>("/entry_data_data/row", H5T_NATIVE_UINT32);
+        const auto nnz = f.dataset<std::uint32_t>("/entry_data_data/nnz", H5T_NATIVE_UINT32);
+        REQUIRE(nnz.size() == kCliFrames);
+        if (first_rows.empty()) first_rows = rows;
+        CHECK(rows == first_rows);
+    }
+    for (const char* bad : {"0", "17", "x"}) {
+        const test::ToolResult r = run_tool("sparse " + scan + " -o " + temp_path("cli_readers_bad.h5") + " --cut 4 --readers " + bad);
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--readers"));
+    }
+}

@@ -41,6 +41,7 @@ constexpr const char* kHelp =
     "  --frames A:B         frames A to B-1 of the scan (default all)\n"
     "  --cpu | --gpu        where to decode (default: the GPU when there is one)\n"
     "  --device N           which GPU (default 0)\n"
+    "  --readers N          threads reading chunks from the file at once (default 2, at most 16)\n"
     "  --quiet              no progress\n"
     "Several scans (a campaign) run one by one with the same options:\n"
     "  -o DIR               with several inputs, --list or --shard (or a single input and an\n"
@@ -79,7 +80,8 @@ int cmd_sparse(const Args& raw) {
     throw Error("sparse: this build has no HDF5 (install libhdf5-dev and rebuild)");
 #else
     const Arguments args = parse_arguments(
-        raw, {"--dataset", "-o", "--cut", "--mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard"},
+        raw, {"--dataset", "-o", "--cut", "--mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
+              "--readers"},
         {"--no-mask", "--cpu", "--gpu", "--quiet"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
@@ -120,6 +122,9 @@ int cmd_sparse(const Args& raw) {
     job.where = args.has("--cpu") ? SparseJob::Where::cpu : args.has("--gpu") ? SparseJob::Where::gpu : SparseJob::Where::any;
     job.device = static_cast<int>(args.count("--device", 0));
     job.quiet = args.has("--quiet");
+    const unsigned long long readers = args.count("--readers", job.reader_threads);
+    if (readers < 1 || readers > 16) throw UsageError("--readers " + args.get("--readers") + ": from 1 to 16 threads");
+    job.reader_threads = static_cast<unsigned>(readers);
     job.command_line = "bslz4 sparse";
     for (const std::string& a : raw) job.command_line += " " + a;
 

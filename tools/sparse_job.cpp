@@ -258,7 +258,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     const std::vector<std::uint8_t> use = choose_mask(job, scan, info.mask_source);
     IntegrationMatrix matrix;
     if (!job.matrix_spec.empty()) {
-        matrix = read_matrix_file(job.matrix_spec);
+        matrix = read_matrix_file(job.matrix_spec, scan.ni * scan.nj);
         if (job.acc == Accumulator::i64) matrix = fixed_point_matrix(matrix, scan.type);
         info.bins = matrix.bins;
         info.acc = job.acc;
