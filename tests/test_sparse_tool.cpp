@@ -596,6 +596,39 @@ TEST_CASE("a chunk index that claims more bytes than the file or the frame can h
         CHECK_THAT(r.err, Catch::Contains("/entry/data/data frame 5") && Catch::Contains("30000 bytes") &&
                               Catch::Contains("at most"));
     }
+    SECTION("chunks over each other: every frame of a batch on one chunk's bytes would size a batch past the file") {
+        tool::write_scan(scan, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
+        const ChunkRecord first = find_chunk_record(scan, 0, static_cast<std::uint32_t>(chunks[0].size()));
+        const std::uint64_t address = little_endian_at<std::uint64_t>(file_bytes(scan), first.address_at);
+        patch_file(scan, find_chunk_record(scan, 4, static_cast<std::uint32_t>(chunks[4].size())).address_at, address + 1);
+        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+        INFO(r.err);
+        CHECK(r.code == 1);
+        CHECK_THAT(r.err, Catch::Contains("/entry/data/data frame 4") && Catch::Contains("over frame 0"));
+    }
+}
+
+TEST_CASE("a file with a user block is read at its chunks' true places", "[sparse-tool][chunk-index]") {
+    const std::string plain = temp_path("scan_plain.h5"), blocked = temp_path("scan_user_block.h5");
+    const auto chunks = test_chunks(10);
+    tool::write_scan(plain, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
+    // The same scan behind a 512-byte user block (as h5jam leaves one): HDF5 finds its superblock
+    // at 512, and chunk addresses are relative to it in HDF5 before 1.14.4.
+    {
+        const std::vector<char> body = file_bytes(plain);
+        std::ofstream o(blocked, std::ios::binary);
+        const std::vector<char> block(512, 'u');
+        o.write(block.data(), static_cast<std::streamsize>(block.size()));
+        o.write(body.data(), static_cast<std::streamsize>(body.size()));
+    }
+    const std::string out_plain = temp_path("out_plain.h5"), out_blocked = temp_path("out_user_block.h5");
+    for (const auto& [in, out] : {std::pair{plain, out_plain}, std::pair{blocked, out_blocked}}) {
+        const test::ToolResult r = run_tool("sparse " + in + " -o " + out + " --cut 4 --cpu --quiet");
+        INFO(in << ": " << r.err);
+        REQUIRE(r.code == 0);
+    }
+    CHECK(listed_per_frame(out_blocked) == listed_per_frame(out_plain));
+    CHECK(listed_per_frame(out_plain) == library_per_frame(std::vector<std::uint8_t>(kNi * kNj, 1), chunks, 4));
 }
 
 TEST_CASE("HDF5's failures on the reader thread are our one-line messages, without HDF5-DIAG", "[sparse-tool][chunk-index]") {

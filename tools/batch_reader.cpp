@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <numeric>
+#include <system_error>
 
 namespace bslz4::tool {
 
@@ -14,7 +15,7 @@ namespace {
 
 class OrdinaryMemory : public SlotMemory {
 public:
-    explicit OrdinaryMemory(std::size_t bytes) : bytes_(new std::uint8_t[bytes ? bytes : 1]) {}
+    explicit OrdinaryMemory(std::size_t bytes) : bytes_(std::make_unique<std::uint8_t[]>(bytes ? bytes : 1)) {}
     std::uint8_t* data() override { return bytes_.get(); }
 
 private:
@@ -53,6 +54,13 @@ std::size_t largest_batch_bytes(const ChunkIndex& index, std::size_t batch_frame
     for (std::size_t first = 0; first < index.chunks.size(); first += batch_frames) {
         std::size_t sum = 0;
         for (std::size_t k = first; k < std::min(index.chunks.size(), first + batch_frames); ++k) sum += index.chunks[k].bytes;
+        // Chunks by position never overlap (read_chunk_index), so only sizes read through HDF5
+        // can add up past the file; the buffers are never sized beyond what the file holds.
+        if (sum > index.file_bytes)
+            throw Error(index.what + " frames " + std::to_string(index.first_frame + first) + " to " +
+                        std::to_string(index.first_frame + std::min(index.chunks.size(), first + batch_frames) - 1) +
+                        ": the chunk index claims " + std::to_string(sum) + " bytes for them, more than the " +
+                        std::to_string(index.file_bytes) + "-byte file holds");
         most = std::max(most, sum);
     }
     return most;
@@ -69,17 +77,27 @@ BatchReader::BatchReader(const ChunkIndex& index, BufferRing& ring, std::size_t 
         fd_ = open(index.file_path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd_ < 0) throw Error(index.what + ": cannot open " + index.file_path + " to read its chunks: " + std::strerror(errno));
     }
-    for (unsigned t = 0; t < std::max(1u, threads); ++t) threads_.emplace_back([this] { work(); });
+    try {
+        for (unsigned t = 0; t < std::max(1u, threads); ++t) threads_.emplace_back([this] { work(); });
+    } catch (const std::system_error& e) {  // a thread the system would not start (a pids limit, say)
+        stop();
+        throw Error(index.what + ": cannot start reader thread " + std::to_string(threads_.size() + 1) + " of " +
+                    std::to_string(std::max(1u, threads)) + ": " + e.what() + " (give fewer with --readers)");
+    }
 }
 
-BatchReader::~BatchReader() {
+BatchReader::~BatchReader() { stop(); }
+
+void BatchReader::stop() {
     {
         std::lock_guard<std::mutex> lock(m_);
         cancel_ = true;
     }
     cv_.notify_all();
     for (auto& t : threads_) t.join();
+    threads_.clear();
     if (fd_ >= 0) close(fd_);
+    fd_ = -1;
 }
 
 void BatchReader::work() {

@@ -66,6 +66,7 @@ public:
 
 private:
     void work();
+    void stop();  // cancels the readers, joins them and closes the file
     void read_batch(std::size_t n, ReadBatch& into);
     const ChunkIndex& index_;
     BufferRing& ring_;

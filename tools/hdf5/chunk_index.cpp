@@ -2,6 +2,8 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
+
 namespace bslz4::tool {
 
 namespace {
@@ -35,7 +37,34 @@ std::uint64_t user_block_bytes(hid_t file, const std::string& what) {
     return bytes;
 }
 
+// HDF5 before 1.14.4 reports chunk addresses from the end of the file's user block (HDF5 pull
+// request 4236 made H5Dchunk_iter and H5Dget_chunk_info add it); the library in use decides.
+bool addresses_after_user_block() {
+    unsigned major = 0, minor = 0, release = 0;
+    H5get_libversion(&major, &minor, &release);
+    return major == 1 && (minor < 14 || (minor == 14 && release < 4));
+}
+
 std::string frame_what(const std::string& what, std::size_t f) { return what + " frame " + std::to_string(f); }
+
+// Chunks never share bytes: an index whose extents overlap lies, and would let a batch of
+// chunks (and the buffers sized for it) grow past the file's size.
+void refuse_overlaps(const ChunkIndex& index) {
+    if (!index.by_position) return;
+    std::vector<std::size_t> order(index.chunks.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t x, std::size_t y) { return index.chunks[x].address < index.chunks[y].address; });
+    for (std::size_t k = 1; k < order.size(); ++k) {
+        const ChunkLocation& before = index.chunks[order[k - 1]];
+        const ChunkLocation& after = index.chunks[order[k]];
+        if (before.address + before.bytes > after.address)
+            throw Error(frame_what(index.what, index.first_frame + order[k]) + ": the chunk index puts its chunk (bytes " +
+                        std::to_string(after.address) + " to " + std::to_string(after.address + after.bytes) +
+                        ") over frame " + std::to_string(index.first_frame + order[k - 1]) + "'s (bytes " +
+                        std::to_string(before.address) + " to " + std::to_string(before.address + before.bytes) + ")");
+    }
+}
 
 }  // namespace
 
@@ -55,7 +84,7 @@ ChunkIndex read_chunk_index(hid_t dataset, std::size_t a, std::size_t b, const s
     hsize_t file_bytes = 0;
     if (H5Fget_filesize(file.get(), &file_bytes) < 0) throw h5::failure(what + ": the file's size is unknown");
     index.file_bytes = file_bytes;
-    const std::uint64_t base = user_block_bytes(file.get(), what);
+    const std::uint64_t base = addresses_after_user_block() ? user_block_bytes(file.get(), what) : 0;
 
 #if BSLZ4_HAVE_CHUNK_ITER
     (void)per_chunk_limit;
@@ -81,6 +110,7 @@ ChunkIndex read_chunk_index(hid_t dataset, std::size_t a, std::size_t b, const s
         } else {
             hsize_t bytes = 0;
             if (H5Dget_chunk_storage_size(dataset, offset, &bytes) < 0) throw h5::failure(frame_what(what, a + k) + ": chunk not stored");
+            if (bytes == 0) throw Error(frame_what(what, a + k) + ": the chunk is not stored (the frame was never written)");
             c.bytes = bytes;
         }
     }
@@ -91,6 +121,7 @@ ChunkIndex read_chunk_index(hid_t dataset, std::size_t a, std::size_t b, const s
         h5::check_chunk_extent(index.by_position ? c.address : UINT64_MAX, c.bytes, index.file_bytes, largest_valid,
                                frame_what(what, a + k));
     }
+    refuse_overlaps(index);
     return index;
 }
 
