@@ -218,6 +218,52 @@ TEST_CASE("calls of 1 frame and of 300 frames, operator(), from_buffer and coo a
     require_same(gpu.from_buffer(pageable, offsets, lengths, 4.0), want);
 }
 
+TEST_CASE("long calls from pageable memory, copied into staging by several threads, equal the CPU for groups and batches "
+          "of several sizes, alternating with calls from pinned memory", "[gpu]") {
+    // Chunks of about 300 kB: each is copied in more than one piece, and a group in many.
+    const Stack s = eiger_stack(1100, 1100, PixelType::u16, 140);
+    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    const SparseBatch want = cpu.multi(s.views(), 3.0);
+    std::vector<std::uint64_t> offsets, lengths;
+    std::size_t total = 0;
+    for (const auto& ch : s.chunks) {
+        offsets.push_back(total);
+        lengths.push_back(ch.size());
+        total += ch.size() + 5;
+    }
+    REQUIRE(*std::max_element(lengths.begin(), lengths.end()) > (std::size_t{256} << 10));
+    cuda::PinnedHostMemory pinned(total);
+    std::vector<ByteView> in_pinned, mixed;
+    for (std::size_t f = 0; f < s.chunks.size(); ++f) {
+        std::memcpy(pinned.data() + offsets[f], s.chunks[f].data(), lengths[f]);
+        in_pinned.emplace_back(pinned.data() + offsets[f], lengths[f]);
+        mixed.push_back(f % 3 ? ByteView(s.chunks[f]) : in_pinned.back());
+    }
+    const ByteView base(pinned.data(), total);
+    const cuda::Chunk2SparseOptions settings[] = {{0, 0, cuda::Unblock::gpu, -1, Codec::lz4},
+                                                  {4, 16, cuda::Unblock::gpu, -1, Codec::lz4},
+                                                  {7, 33, cuda::Unblock::cpu, -1, Codec::lz4},
+                                                  {1, 5, cuda::Unblock::gpu, -1, Codec::lz4},
+                                                  {64, 100, cuda::Unblock::cpu, -1, Codec::lz4}};
+    for (const auto& o : settings) {
+        INFO("batch " << o.batch << ", group " << o.group);
+        cuda::Chunk2Sparse gpu(s.mask, s.ni, s.nj, s.type, o);
+        for (int round = 0; round < 2; ++round) {
+            require_same(gpu.multi(s.views(), 3.0), want);
+            require_same(gpu.from_buffer(base, offsets, lengths, 3.0), want);
+            require_same(gpu.multi(s.views(), 3.0), want);
+            require_same(gpu.multi(in_pinned, 3.0), want);
+            require_same(gpu.multi(mixed, 3.0), want);
+        }
+        for (std::size_t f : {0, 61, 139}) {
+            const SparseFrame g = gpu(s.chunks[f], 3.0);
+            REQUIRE(g.npixels == want.frame(f).npixels);
+            REQUIRE(std::memcmp(g.indices, want.frame(f).indices, 4 * g.npixels) == 0);
+            REQUIRE(std::memcmp(g.values, want.frame(f).values, 2 * g.npixels) == 0);
+        }
+    }
+}
+
 TEST_CASE("two GPU objects alive at once work side by side", "[gpu]") {
     const Stack a = eiger_stack(128, 256, PixelType::u8, 9), b = eiger_stack(257, 129, PixelType::i16, 9);
     cuda::Chunk2Sparse ga(a.mask, a.ni, a.nj, a.type), gb(b.mask, b.ni, b.nj, b.type);

@@ -1,7 +1,9 @@
 // The GPU decoding engine behind bslz4::cuda::Chunk2Sparse and Chunk2SparseCSC. A call's
-// frames go through in groups; each group is packed into a pinned buffer (or uploaded straight
-// from a PinnedHostMemory), unblocked and decoded batch by batch on one of two streams, so the
-// upload and kernels of one group overlap the download and host work of the previous one.
+// frames go through in groups; each group is packed into a pinned buffer by several host
+// threads (or uploaded straight from a PinnedHostMemory), unblocked and decoded batch by batch
+// on one of two streams. A group is packed as soon as its slot's previous uploads are done,
+// while the other slot's group uploads and decodes, and the upload and kernels of one group
+// overlap the download and host work of the previous one.
 // With a matrix, each batch's dense frames are also integrated on the device.
 #pragma once
 #include "bslz4/cuda/chunk2sparse.hpp"
@@ -9,6 +11,8 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/chunk_header.hpp"
@@ -24,6 +28,7 @@
 #include "pinned_registry.hpp"
 #include "pixel_threshold.hpp"
 #include "shared_matrices.hpp"
+#include "thread_pool.hpp"
 #include "device_array_state.hpp"
 #include "integrator_checks.hpp"
 #include "bslz4/cuda/device_array.hpp"
@@ -36,6 +41,12 @@ namespace abi = bslz4_abi;
 constexpr unsigned kMaxBatch = 64;
 constexpr unsigned kMaxGroup = 256;
 constexpr unsigned kMinL2Batch = 8;
+// Host threads copying a group's chunks from the caller's memory into pinned staging: enough
+// to copy near the host-to-device rate, few enough to leave the host's other work its cores.
+constexpr unsigned kMaxStagingThreads = 8;
+// The copies are shared out in pieces of this many bytes, so one large frame is copied by
+// several threads too.
+constexpr std::size_t kStagingPiece = std::size_t{256} << 10;
 
 inline std::string fault_name(std::uint32_t code) {
     switch (code) {
@@ -111,6 +122,19 @@ inline int resolve_device(int requested) {
     return 0;
 }
 
+// Where a staged group's chunks are: a pinned range `bytes` long, uploaded as one copy.
+struct Staged {
+    const std::uint8_t* from = nullptr;
+    std::size_t bytes = 0;
+};
+
+// One piece of a chunk, copied into staging by one thread.
+struct StagingCopy {
+    std::uint8_t* to;
+    const std::uint8_t* from;
+    std::size_t bytes;
+};
+
 // One group's worth of buffers and its stream.
 struct Slot {
     Stream stream;
@@ -127,6 +151,9 @@ struct Slot {
     DeviceBuffer interleaved;   // the batch's frames 16 side by side, for integrate
     DeviceBuffer stage_values, stage_indices;  // pixels the decode kernel lists, per tile
     TransferBuffer powder_host;
+    // Recorded after the group's host-to-device copies: the staging and meta buffers may be
+    // refilled once it has completed, though the group's kernels may still be running.
+    Event uploaded;
     bool pending = false;
     std::size_t first = 0, count = 0;
 
@@ -163,6 +190,8 @@ public:
     bslz4::detail::HostBuffer powders;  // nframes x bins of the last call
     Slot slots[2];
     bslz4::Chunk2Sparse cpu;  // frames above cap, and the exact message for a bad chunk
+    bslz4::detail::ThreadPool staging_threads;
+    std::vector<StagingCopy> staging_copies;  // kept between calls: no allocation a call
 
     // Results of the last call.
     bslz4::detail::HostBuffer values, indices;
@@ -178,7 +207,8 @@ public:
     GpuEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o)
         : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o),
           mask_host(m.data, m.data + m.size), ctx(resolve_device(o.device)), info(device_info(ctx.ordinal())),
-          cpu(m, ni_, nj_, t, {Codec::lz4, 1}) {
+          cpu(m, ni_, nj_, t, {Codec::lz4, 1}),
+          staging_threads(std::max(1u, std::min(kMaxStagingThreads, std::thread::hardware_concurrency()))) {
         if (o.codec != Codec::lz4)
             throw Error("the GPU decodes lz4 chunks only; use bslz4::Chunk2Sparse (CPU) for zstd");
         if (bpp > 4 || t == PixelType::u64 || t == PixelType::i64 || t == PixelType::f64)
@@ -239,6 +269,7 @@ public:
         mask = shared_mask(ctx.ordinal(), mask_host);
         for (Slot& s : slots) {
             s.stream = make_stream();
+            s.uploaded = make_event();
             s.meta_host = TransferBuffer(group * (2 + geometry.n_blocks + 1) * sizeof(std::uint64_t), "frame offsets");
             s.chunk_offset = DeviceBuffer(group * 8, "chunk offsets");
             s.chunk_length = DeviceBuffer(group * 8, "chunk lengths");
@@ -308,13 +339,16 @@ public:
                " (found by the GPU; the CPU decoder accepts this chunk)";
     }
 
+    // Writes the group's chunk offsets and lengths, and copies its chunks into the slot's
+    // staging (unless they are in one PinnedHostMemory, uploaded by DMA straight from there),
+    // once the slot's previous uploads have read them: the kernels of the slot's previous group
+    // may still be running, so nothing on the device is touched here.
     template <class ChunkOf>
-    void pack(Slot& s, std::size_t first, std::size_t count, ChunkOf&& chunk_of) {
+    Staged stage(Slot& s, std::size_t first, std::size_t count, ChunkOf&& chunk_of) {
+        check(driver().cuEventSynchronize(s.uploaded.get()), "cuEventSynchronize");
         std::uint64_t* offs = s.meta();
         std::uint64_t* lens = offs + count;
-        std::uint64_t total = 0;
         check_before_upload(first, count, chunk_of);
-        // Chunks in one PinnedHostMemory are uploaded by DMA straight from there, as one range.
         const std::uint8_t* lo = nullptr;
         const std::uint8_t* hi = nullptr;
         for (std::size_t k = 0; k < count; ++k) {
@@ -329,21 +363,31 @@ public:
                 offs[k] = static_cast<std::uint64_t>(c.data - lo);
                 lens[k] = c.size;
             }
-            upload(s, lo, static_cast<std::size_t>(hi - lo), count);
-            return;
+            return {lo, static_cast<std::size_t>(hi - lo)};
         }
+        std::uint64_t total = 0;
         for (std::size_t k = 0; k < count; ++k) {
             const ByteView c = chunk_of(first + k);
             offs[k] = total;
             lens[k] = c.size;
             total += (c.size + 15) / 16 * 16;
         }
-        grow(s, total);
+        grow_staging(s, total);
+        staging_copies.clear();
         for (std::size_t k = 0; k < count; ++k) {
             const ByteView c = chunk_of(first + k);
-            if (c.size) std::memcpy(s.chunks_host.data() + offs[k], c.data, c.size);
+            for (std::size_t at = 0; at < c.size; at += kStagingPiece)
+                staging_copies.push_back({s.chunks_host.data() + offs[k] + at, c.data + at, std::min(kStagingPiece, c.size - at)});
         }
-        upload(s, s.chunks_host.data(), total, count);
+        if (staging_copies.size() == 1) {
+            std::memcpy(staging_copies[0].to, staging_copies[0].from, staging_copies[0].bytes);
+        } else if (!staging_copies.empty()) {
+            staging_threads.run(staging_copies.size(), [this](std::size_t t, unsigned) {
+                const StagingCopy& p = staging_copies[t];
+                std::memcpy(p.to, p.from, p.bytes);
+            });
+        }
+        return {s.chunks_host.data(), total};
     }
 
     template <class ChunkOf>
@@ -353,16 +397,13 @@ public:
         return n;
     }
 
-    // Room for `total` packed bytes in the staging buffer and on the device, each grown by its
-    // own need: the device buffer may have grown alone (chunks in pinned memory are uploaded
-    // without staging), or been dropped by an out-of-memory error while the staging grew.
-    void grow(Slot& s, std::size_t total) {
-        if (s.chunks_host.size() < total) {
-            const std::size_t grown = std::max<std::size_t>(total, s.chunks_host.size() * 5 / 4);
-            s.chunks_host = TransferBuffer();
-            s.chunks_host = TransferBuffer(grown, "chunk staging");
-        }
-        grow_device(s.chunks_dev, total + abi::kChunkPadding, "chunks");
+    // Room for `total` packed bytes in the staging buffer, grown apart from the device buffer
+    // (upload grows that, once the slot's kernels are done with it).
+    static void grow_staging(Slot& s, std::size_t total) {
+        if (s.chunks_host.size() >= total) return;
+        const std::size_t grown = std::max<std::size_t>(total, s.chunks_host.size() * 5 / 4);
+        s.chunks_host = TransferBuffer();
+        s.chunks_host = TransferBuffer(grown, "chunk staging");
     }
 
     // Makes `buffer` at least `need` bytes: a quarter more when it grows (fewer regrowths), or
@@ -536,13 +577,16 @@ public:
         }
     }
 
+    // Uploads a staged group (its slot's previous group finished) and queues its kernels and
+    // the download of its statuses and counts.
     template <class ChunkOf>
-    void submit(Slot& s, std::size_t first, std::size_t count, const abi::Cut& c, ChunkOf&& chunk_of) {
-        pack(s, first, count, chunk_of);
+    void submit(Slot& s, const Staged& in, std::size_t first, std::size_t count, const abi::Cut& c, ChunkOf&& chunk_of) {
+        upload(s, in.from, in.bytes, count);
         const bool gpu_unblock = options.unblock == Unblock::gpu;
         if (!gpu_unblock) unblock_on_host(s, first, count, chunk_of);
-        kernels(s, first, count, c, gpu_unblock);
         const CUstream st = s.stream.get();
+        check(driver().cuEventRecord(s.uploaded.get(), st), "cuEventRecord");
+        kernels(s, first, count, c, gpu_unblock);
         if (matrix) {
             const std::size_t row = bins * accumulator_size(acc);
             if (powder_out)
@@ -636,13 +680,25 @@ public:
             std::size_t g = 0;
             // The first group of a call is one batch, so the kernels start after a short upload
             // and the uploads of the full groups that follow overlap them.
+            // A group is staged before its slot's previous group is finished: its copies overlap
+            // that group's last kernels as well as the other slot's upload and kernels.
             for (std::size_t first = 0, size = batch; first < nframes; first += size, size = group, ++g) {
                 Slot& s = slots[g % 2];
+                Slot& other = slots[(g + 1) % 2];
+                const std::size_t count = std::min<std::size_t>(size, nframes - first);
+                Staged in;
+                try {
+                    in = stage(s, first, count, chunk_of);
+                } catch (const Error&) {
+                    finish(s, chunk_of);  // an earlier frame's fault is reported first
+                    finish(other, chunk_of);
+                    throw;
+                }
                 finish(s, chunk_of);
                 try {
-                    submit(s, first, std::min<std::size_t>(size, nframes - first), c, chunk_of);
+                    submit(s, in, first, count, c, chunk_of);
                 } catch (const Error&) {
-                    finish(slots[(g + 1) % 2], chunk_of);  // an earlier frame's fault is reported first
+                    finish(other, chunk_of);  // an earlier frame's fault is reported first
                     throw;
                 }
             }
@@ -666,7 +722,9 @@ public:
         auto chunk_of = [&](std::size_t f) { return chunks[f]; };
         try {
             for (Slot& s : slots) {
-                pack(s, 0, chunks.size(), chunk_of);
+                const Staged in = stage(s, 0, chunks.size(), chunk_of);
+                upload(s, in.from, in.bytes, chunks.size());
+                check(driver().cuEventRecord(s.uploaded.get(), s.stream.get()), "cuEventRecord");
                 kernels(s, 0, chunks.size(), c, true);  // warm-up, and a check that the chunks are good
             }
             for (Slot& s : slots) check(driver().cuStreamSynchronize(s.stream.get()), "cuStreamSynchronize");
