@@ -1,5 +1,6 @@
 #include "thread_pool.hpp"
 
+#include <system_error>
 #include <utility>
 
 namespace bslz4::detail {
@@ -7,7 +8,13 @@ namespace bslz4::detail {
 ThreadPool::ThreadPool(unsigned threads) {
     if (threads == 0) threads = std::thread::hardware_concurrency();
     if (threads == 0) threads = 1;
-    for (unsigned w = 1; w < threads; ++w) threads_.emplace_back([this, w] { worker_loop(w); });
+    for (unsigned w = 1; w < threads; ++w) {
+        try {
+            threads_.emplace_back([this, w] { worker_loop(w); });
+        } catch (const std::system_error&) {
+            break;  // the system starts no more threads (a pids limit, say): work with those it started
+        }
+    }
 }
 
 ThreadPool::~ThreadPool() {
