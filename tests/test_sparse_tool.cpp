@@ -68,6 +68,19 @@ Scan write_test_scan(const std::string& path, std::size_t corrupt_frame = SIZE_M
     return s;
 }
 
+// An Eiger master file at `master` whose /entry/data/data_00000k (k = 1, 2, ...) are external links
+// to /entry/data/data in `data_files`, by relative name as Eiger writes them (found beside it).
+void write_master_file(const std::string& master, const std::vector<std::string>& data_files) {
+    const tool::h5::Handle file = tool::h5::create_file(master);
+    tool::h5::Handle entry(H5Gcreate2(file.get(), "entry", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "entry");
+    tool::h5::Handle data(H5Gcreate2(entry.get(), "data", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "data");
+    for (std::size_t k = 0; k < data_files.size(); ++k) {
+        char link[32];
+        std::snprintf(link, sizeof link, "data_%06zu", k + 1);
+        REQUIRE(H5Lcreate_external(data_files[k].c_str(), "/entry/data/data", data.get(), link, H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("sparse writes the ImageD11 layout, equal to the library's lists and powders", "[sparse-tool]") {
@@ -137,16 +150,7 @@ TEST_CASE("an Eiger master file's external data links are followed in order, a g
     const std::string master = dir + "/bslz4_test_master.h5", out = temp_path("master_out.h5");
     const Scan s = write_test_scan(part1);
     write_test_scan(part2);
-    {
-        const tool::h5::Handle file = tool::h5::create_file(master);
-        tool::h5::Handle entry(H5Gcreate2(file.get(), "entry", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "entry");
-        tool::h5::Handle data(H5Gcreate2(entry.get(), "data", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "data");
-        // relative names, as Eiger writes them: found beside the master file
-        REQUIRE(H5Lcreate_external("bslz4_test_master_data_000001.h5", "/entry/data/data", data.get(), "data_000001",
-                                   H5P_DEFAULT, H5P_DEFAULT) >= 0);
-        REQUIRE(H5Lcreate_external("bslz4_test_master_data_000002.h5", "/entry/data/data", data.get(), "data_000002",
-                                   H5P_DEFAULT, H5P_DEFAULT) >= 0);
-    }
+    write_master_file(master, {"bslz4_test_master_data_000001.h5", "bslz4_test_master_data_000002.h5"});
     const test::ToolResult r = run_tool("sparse " + master + " -o " + out + " --cut 4 --no-mask --cpu --quiet");
     INFO(r.err);
     REQUIRE(r.code == 0);
@@ -162,16 +166,8 @@ TEST_CASE("an Eiger master file's data link that does not resolve is an error na
     const std::string part1 = dir + "/bslz4_test_broken_master_data_000001.h5", master = dir + "/bslz4_test_broken_master.h5";
     const std::string out = temp_path("broken_master_out.h5");
     write_test_scan(part1);
-    {
-        const tool::h5::Handle file = tool::h5::create_file(master);
-        tool::h5::Handle entry(H5Gcreate2(file.get(), "entry", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "entry");
-        tool::h5::Handle data(H5Gcreate2(entry.get(), "data", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "data");
-        REQUIRE(H5Lcreate_external("bslz4_test_broken_master_data_000001.h5", "/entry/data/data", data.get(), "data_000001",
-                                   H5P_DEFAULT, H5P_DEFAULT) >= 0);
-        // the second file of the scan is missing: reading the first alone would lose frames silently
-        REQUIRE(H5Lcreate_external("bslz4_test_broken_master_data_000002.h5", "/entry/data/data", data.get(), "data_000002",
-                                   H5P_DEFAULT, H5P_DEFAULT) >= 0);
-    }
+    // the second file of the scan is missing: reading the first alone would lose frames silently
+    write_master_file(master, {"bslz4_test_broken_master_data_000001.h5", "bslz4_test_broken_master_data_000002.h5"});
     const test::ToolResult r = run_tool("sparse " + master + " -o " + out + " --cut 4 --no-mask --cpu --quiet");
     INFO(r.err);
     CHECK(r.code == 1);
@@ -777,15 +773,7 @@ TEST_CASE("a scan of several datasets (external links) equals the library per da
     const std::vector<std::vector<std::uint8_t>> first(chunks.begin(), chunks.begin() + kFrames), second(chunks.begin() + kFrames, chunks.end());
     tool::write_scan(part1, kNi, kNj, PixelType::u16, kFrames, {}, first);
     tool::write_scan(part2, kNi, kNj, PixelType::u16, kFrames, {}, second);
-    {
-        const tool::h5::Handle file = tool::h5::create_file(master);
-        tool::h5::Handle entry(H5Gcreate2(file.get(), "entry", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "entry");
-        tool::h5::Handle data(H5Gcreate2(entry.get(), "data", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "data");
-        REQUIRE(H5Lcreate_external("bslz4_test_multi_data_000001.h5", "/entry/data/data", data.get(), "data_000001", H5P_DEFAULT,
-                                   H5P_DEFAULT) >= 0);
-        REQUIRE(H5Lcreate_external("bslz4_test_multi_data_000002.h5", "/entry/data/data", data.get(), "data_000002", H5P_DEFAULT,
-                                   H5P_DEFAULT) >= 0);
-    }
+    write_master_file(master, {"bslz4_test_multi_data_000001.h5", "bslz4_test_multi_data_000002.h5"});
     tool::SparseJob job = cpu_job(master, out, 4);
     job.frames_spec = "50:120";  // frames 50-69 of the first file, 0-49 of the second
     const std::atomic<bool> stop{false};
