@@ -15,30 +15,34 @@ Chunk2Sparse::Chunk2Sparse(Chunk2Sparse&&) noexcept = default;
 Chunk2Sparse& Chunk2Sparse::operator=(Chunk2Sparse&&) noexcept = default;
 
 SparseFrame Chunk2Sparse::operator()(ByteView chunk, double cut) {
-    return state_->run(1, cut, [&](std::size_t) { return chunk; }).frame(0);
+    const auto only = [&](std::size_t) { return chunk; };
+    return state_->run(1, cut, ChunkSource(only)).frame(0);
 }
 
 SparseBatch Chunk2Sparse::multi(const std::vector<ByteView>& chunks, double cut) {
-    return state_->run(chunks.size(), cut, [&](std::size_t f) { return chunks[f]; });
+    const auto of_vector = [&](std::size_t f) { return chunks[f]; };
+    return state_->run(chunks.size(), cut, ChunkSource(of_vector));
 }
 
 SparseBatch Chunk2Sparse::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                       const std::vector<std::uint64_t>& lengths, double cut) {
     bslz4::detail::check_buffer_ranges(base, offsets, lengths);
-    return state_->run(offsets.size(), cut, [&](std::size_t f) { return ByteView(base.data + offsets[f], lengths[f]); });
+    const auto in_buffer = [&](std::size_t f) { return ByteView(base.data + offsets[f], lengths[f]); };
+    return state_->run(offsets.size(), cut, ChunkSource(in_buffer));
 }
 
 DeviceArray Chunk2Sparse::decompress(const std::vector<ByteView>& chunks) {
-    return state_->run_to_device(chunks.size(), true, [&](std::size_t f) { return chunks[f]; });
+    const auto of_vector = [&](std::size_t f) { return chunks[f]; };
+    return state_->run_to_device(chunks.size(), true, ChunkSource(of_vector));
 }
 
-CooFrame Chunk2Sparse::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->nj); }
+CooFrame Chunk2Sparse::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->nj()); }
 
-std::size_t Chunk2Sparse::last_host() const { return state_->host_frames; }
-std::size_t Chunk2Sparse::cap() const { return state_->cap; }
-unsigned Chunk2Sparse::batch() const { return state_->batch; }
-unsigned Chunk2Sparse::group() const { return state_->group; }
-int Chunk2Sparse::device() const { return state_->ctx.ordinal(); }
+std::size_t Chunk2Sparse::last_host() const { return state_->host_frames(); }
+std::size_t Chunk2Sparse::cap() const { return state_->cap(); }
+unsigned Chunk2Sparse::batch() const { return state_->batch(); }
+unsigned Chunk2Sparse::group() const { return state_->group(); }
+int Chunk2Sparse::device() const { return state_->device(); }
 
 double Chunk2Sparse::time_on_device(const std::vector<ByteView>& chunks, double cut, unsigned repeats) {
     return state_->time_kernels(chunks, cut, repeats);

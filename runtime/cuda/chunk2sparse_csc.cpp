@@ -18,16 +18,17 @@ Chunk2SparseCSC::Chunk2SparseCSC(Chunk2SparseCSC&&) noexcept = default;
 Chunk2SparseCSC& Chunk2SparseCSC::operator=(Chunk2SparseCSC&&) noexcept = default;
 
 IntegratedBatch Chunk2SparseCSC::multi(const std::vector<ByteView>& chunks, double cut) {
-    const SparseBatch b = state_->run(chunks.size(), cut, [&](std::size_t f) { return chunks[f]; });
-    return {b, state_->powder_view(chunks.size())};
+    const auto of_vector = [&](std::size_t f) { return chunks[f]; };
+    const SparseBatch b = state_->run(chunks.size(), cut, ChunkSource(of_vector));
+    return {b, state_->powders(chunks.size())};
 }
 
 IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                              const std::vector<std::uint64_t>& lengths, double cut) {
     bslz4::detail::check_buffer_ranges(base, offsets, lengths);
-    const SparseBatch b =
-        state_->run(offsets.size(), cut, [&](std::size_t f) { return ByteView(base.data + offsets[f], lengths[f]); });
-    return {b, state_->powder_view(offsets.size())};
+    const auto in_buffer = [&](std::size_t f) { return ByteView(base.data + offsets[f], lengths[f]); };
+    const SparseBatch b = state_->run(offsets.size(), cut, ChunkSource(in_buffer));
+    return {b, state_->powders(offsets.size())};
 }
 
 IntegratedFrame Chunk2SparseCSC::operator()(ByteView chunk, double cut) {
@@ -35,22 +36,24 @@ IntegratedFrame Chunk2SparseCSC::operator()(ByteView chunk, double cut) {
     return {b.sparse.frame(0), b.powder};
 }
 
-IntegratedCoo Chunk2SparseCSC::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->nj); }
+IntegratedCoo Chunk2SparseCSC::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->nj()); }
 
 DeviceArray Chunk2SparseCSC::integrate(const std::vector<ByteView>& chunks) {
-    return state_->run_to_device(chunks.size(), false, [&](std::size_t f) { return chunks[f]; });
+    const auto of_vector = [&](std::size_t f) { return chunks[f]; };
+    return state_->run_to_device(chunks.size(), false, ChunkSource(of_vector));
 }
 
 DeviceArray Chunk2SparseCSC::decompress(const std::vector<ByteView>& chunks) {
-    return state_->run_to_device(chunks.size(), true, [&](std::size_t f) { return chunks[f]; });
+    const auto of_vector = [&](std::size_t f) { return chunks[f]; };
+    return state_->run_to_device(chunks.size(), true, ChunkSource(of_vector));
 }
 
-std::size_t Chunk2SparseCSC::last_host() const { return state_->host_frames; }
-std::size_t Chunk2SparseCSC::cap() const { return state_->cap; }
-unsigned Chunk2SparseCSC::batch() const { return state_->batch; }
-unsigned Chunk2SparseCSC::group() const { return state_->group; }
-std::size_t Chunk2SparseCSC::bins() const { return state_->bins; }
-Accumulator Chunk2SparseCSC::acc() const { return state_->acc; }
+std::size_t Chunk2SparseCSC::last_host() const { return state_->host_frames(); }
+std::size_t Chunk2SparseCSC::cap() const { return state_->cap(); }
+unsigned Chunk2SparseCSC::batch() const { return state_->batch(); }
+unsigned Chunk2SparseCSC::group() const { return state_->group(); }
+std::size_t Chunk2SparseCSC::bins() const { return state_->bins(); }
+Accumulator Chunk2SparseCSC::acc() const { return state_->acc(); }
 
 double Chunk2SparseCSC::time_on_device(const std::vector<ByteView>& chunks, double cut, unsigned repeats) {
     return state_->time_kernels(chunks, cut, repeats);

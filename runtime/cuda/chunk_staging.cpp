@@ -1,0 +1,70 @@
+#include "chunk_staging.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "pinned_registry.hpp"
+
+namespace bslz4::cuda::detail {
+
+namespace {
+
+// The copies are shared out in pieces of this many bytes.
+constexpr std::size_t kStagingPiece = std::size_t{256} << 10;
+
+std::size_t total_bytes(std::size_t first, std::size_t count, ChunkSource chunks) {
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < count; ++k) n += chunks(first + k).size;
+    return n;
+}
+
+}  // namespace
+
+Staged ChunkStaging::stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks, const FrameFaults& faults) {
+    check(driver().cuEventSynchronize(s.uploaded.get()), "cuEventSynchronize");
+    std::uint64_t* offs = s.meta();
+    std::uint64_t* lens = offs + count;
+    faults.check_before_upload(first, count, chunks);
+    const std::uint8_t* lo = nullptr;
+    const std::uint8_t* hi = nullptr;
+    for (std::size_t k = 0; k < count; ++k) {
+        const ByteView c = chunks(first + k);
+        if (!lo || c.data < lo) lo = c.data;
+        if (!hi || c.data + c.size > hi) hi = c.data + c.size;
+    }
+    if (lo && hi - lo <= static_cast<std::ptrdiff_t>(2 * total_bytes(first, count, chunks) + 4096) && is_pinned_range(lo, hi)) {
+        for (std::size_t k = 0; k < count; ++k) {
+            const ByteView c = chunks(first + k);
+            offs[k] = static_cast<std::uint64_t>(c.data - lo);
+            lens[k] = c.size;
+        }
+        return {lo, static_cast<std::size_t>(hi - lo)};
+    }
+    std::uint64_t total = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+        const ByteView c = chunks(first + k);
+        offs[k] = total;
+        lens[k] = c.size;
+        total += (c.size + 15) / 16 * 16;
+    }
+    // Grown apart from the device buffer (the upload grows that, once the slot's kernels are
+    // done with it).
+    grow_transfer(s.chunks_host, total, "chunk staging");
+    pieces_.clear();
+    for (std::size_t k = 0; k < count; ++k) {
+        const ByteView c = chunks(first + k);
+        for (std::size_t at = 0; at < c.size; at += kStagingPiece)
+            pieces_.push_back({s.chunks_host.data() + offs[k] + at, c.data + at, std::min(kStagingPiece, c.size - at)});
+    }
+    if (pieces_.size() == 1) {
+        std::memcpy(pieces_[0].to, pieces_[0].from, pieces_[0].bytes);
+    } else if (!pieces_.empty()) {
+        threads_.run(pieces_.size(), [this](std::size_t t, unsigned) {
+            const Piece& p = pieces_[t];
+            std::memcpy(p.to, p.from, p.bytes);
+        });
+    }
+    return {s.chunks_host.data(), total};
+}
+
+}  // namespace bslz4::cuda::detail

@@ -1,0 +1,46 @@
+// The first stage: a group's chunks made ready for one upload. Chunks that lie in one
+// PinnedHostMemory are uploaded by DMA from where they are; any others are copied into the
+// slot's pinned staging by the host's threads, in pieces, so one large frame is copied by
+// several threads too.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "chunk_source.hpp"
+#include "frame_faults.hpp"
+#include "group_slot.hpp"
+#include "thread_pool.hpp"
+
+namespace bslz4::cuda::detail {
+
+// Where a staged group's chunks are: a pinned range `bytes` long, uploaded as one copy; the
+// slot's meta holds each chunk's offset in it and its length.
+struct Staged {
+    const std::uint8_t* from = nullptr;
+    std::size_t bytes = 0;
+};
+
+class ChunkStaging {
+public:
+    explicit ChunkStaging(bslz4::detail::ThreadPool& threads) : threads_(threads) {}
+
+    // Once the slot's previous uploads have read its staging (the kernels of the slot's
+    // previous group may still be running, so nothing on the device is touched here): checks
+    // the chunks (FrameFaults::check_before_upload), writes their offsets and lengths, and
+    // copies them unless they are pinned already.
+    Staged stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks, const FrameFaults& faults);
+
+private:
+    // One piece of a chunk, copied into staging by one thread.
+    struct Piece {
+        std::uint8_t* to;
+        const std::uint8_t* from;
+        std::size_t bytes;
+    };
+
+    bslz4::detail::ThreadPool& threads_;
+    std::vector<Piece> pieces_;  // kept between calls: no allocation a call
+};
+
+}  // namespace bslz4::cuda::detail

@@ -1,0 +1,236 @@
+#include "gpu_engine.hpp"
+
+#include <algorithm>
+#include <string>
+#include <thread>
+
+#include "argument_checks.hpp"
+#include "bslz4/error.hpp"
+#include "device_array_state.hpp"
+#include "device_cut.hpp"
+#include "integrator_checks.hpp"
+#include "kernel_image.hpp"
+
+namespace bslz4::cuda::detail {
+
+namespace {
+
+constexpr unsigned kMaxBatch = 64;
+constexpr unsigned kMaxGroup = 256;
+constexpr unsigned kMinL2Batch = 8;
+// Groups in flight at once, each in its own slot.
+constexpr unsigned kSlots = 2;
+// Host threads copying a group's chunks from the caller's memory into pinned staging: enough
+// to copy near the host-to-device rate, few enough to leave the host's other work its cores.
+constexpr unsigned kMaxStagingThreads = 8;
+
+int resolve_device(int requested) {
+    if (requested >= 0) return requested;
+    CUcontext current = nullptr;
+    if (driver().cuCtxGetCurrent(&current) == CUDA_SUCCESS && current) {
+        CUdevice dev = 0;
+        check(driver().cuCtxGetDevice(&dev), "cuCtxGetDevice");
+        return static_cast<int>(dev);
+    }
+    return 0;
+}
+
+Chunk2SparseOptions checked_options(Chunk2SparseOptions o, PixelType t) {
+    if (o.codec != Codec::lz4) throw Error("the GPU decodes lz4 chunks only; use bslz4::Chunk2Sparse (CPU) for zstd");
+    if (pixel_size(t) > 4 || t == PixelType::u64 || t == PixelType::i64 || t == PixelType::f64)
+        throw Error(std::string("the GPU decodes u8 u16 u32 i8 i16 i32 f32 pixels, not ") + pixel_type_name(t) +
+                    "; use bslz4::Chunk2Sparse (CPU)");
+    return o;
+}
+
+Module kernels_for(const PrimaryContext& ctx, const DeviceInfo& info) {
+    ScopedContext scope(ctx);
+    return load_kernels(info.sm, info.name);
+}
+
+// Sized from the memory free now, not the card's: another process may hold most of it.
+std::size_t memory_budget_of(const PrimaryContext& ctx, const DeviceInfo& info) {
+    ScopedContext scope(ctx);
+    std::size_t free_bytes = 0, card_bytes = 0;
+    check(driver().cuMemGetInfo(&free_bytes, &card_bytes), "cuMemGetInfo");
+    return std::min(info.memory_bytes, free_bytes) / 16;
+}
+
+// Options asking for more are bounded: at most kMaxBatch and kMaxGroup, and what fits.
+GpuEngine::GroupSizes choose_sizes(const Chunk2SparseOptions& o, const DeviceInfo& info, std::size_t frame_bytes, std::size_t budget) {
+    unsigned batch = o.batch;
+    if (batch == 0) {
+        const std::size_t in_l2 = info.l2_bytes * 3 / 4 / frame_bytes;
+        batch = in_l2 >= kMinL2Batch ? static_cast<unsigned>(std::min<std::size_t>(in_l2, kMaxBatch)) : kMaxBatch;
+    }
+    // A batch takes its dense frames, their interleaved copy (with a matrix) and, from
+    // incompressible chunks, 8/3 bytes of LZ4 sequences a chunk byte: under 5 frames' bytes
+    // a frame. A group takes its chunks and its lists: 2 frames' bytes a frame.
+    batch = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>({batch, kMaxBatch, budget / (5 * frame_bytes)})));
+    unsigned group = o.group ? o.group : kMaxGroup;
+    group = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>({group, kMaxGroup, budget / frame_bytes})));
+    return {std::min(batch, group), group};
+}
+
+std::shared_ptr<const DeviceMask> mask_on(const PrimaryContext& ctx, const std::vector<std::uint8_t>& mask) {
+    ScopedContext scope(ctx);
+    return shared_mask(ctx.ordinal(), mask);
+}
+
+}  // namespace
+
+GpuEngine::GpuEngine(ByteView m, std::size_t ni, std::size_t nj, PixelType t, Chunk2SparseOptions o)
+    : format_(ni, nj, t),
+      mask_host_(m.data, m.data + m.size),
+      ctx_(resolve_device(o.device)),
+      info_(device_info(ctx_.ordinal())),
+      collector_(format_, m, powder_spec_),
+      staging_threads_(std::max(1u, std::min(kMaxStagingThreads, std::thread::hardware_concurrency()))),
+      options_(checked_options(o, t)),
+      module_(kernels_for(ctx_, info_)),
+      memory_budget_(memory_budget_of(ctx_, info_)),
+      sizes_(choose_sizes(options_, info_, format_.frame_bytes(), memory_budget_)),
+      mask_(mask_on(ctx_, mask_host_)),
+      faults_(format_),
+      staging_(staging_threads_),
+      upload_(format_, sizes_.batch, memory_budget_),
+      kernels_(ctx_, module_, info_, format_, sizes_.batch, mask_, powder_spec_) {
+    ScopedContext scope(ctx_);
+    slots_.reserve(kSlots);
+    for (unsigned k = 0; k < kSlots; ++k) slots_.emplace_back(format_, sizes_.batch, sizes_.group);
+}
+
+void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
+    bslz4::detail::check_integrator(m, format_.ni, format_.nj, format_.type, a);
+    ScopedContext scope(ctx_);
+    powder_spec_.matrix = shared_matrix(ctx_.ordinal(), fold_mask(m, mask_host_));
+    powder_spec_.acc = a;
+    powder_spec_.bins = m.bins;
+    powder_spec_.scale = m.fixed_point() ? m.powder_scale : 1;
+    kernels_.add_matrix(module_);
+    const std::size_t bytes = std::size_t{sizes_.group} * powder_spec_.row_bytes();
+    const std::size_t passes = (sizes_.batch + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
+    for (GroupSlot& s : slots_) s.add_powders(bytes, passes * abi::kFramesPerPass * format_.npix * format_.bpp);
+}
+
+void GpuEngine::submit(GroupSlot& s, const Staged& in, std::size_t first, std::size_t count, const abi::Cut& cut,
+                       ChunkSource chunks) {
+    upload_.upload(s, in, count);
+    const bool gpu_unblock = options_.unblock == Unblock::gpu;
+    if (!gpu_unblock) upload_.unblock_on_host(s, first, count, chunks, faults_);
+    check(driver().cuEventRecord(s.uploaded.get(), s.stream.get()), "cuEventRecord");
+    kernels_.queue(s, first, count, cut, gpu_unblock, outputs_);
+    collector_.queue_downloads(s, first, count);
+}
+
+void GpuEngine::finish_pending(std::size_t groups, ChunkSource chunks) {
+    for (std::size_t j = 0; j < kSlots; ++j) collector_.finish(slots_[(groups + j) % kSlots], chunks, faults_);
+}
+
+void GpuEngine::abandon() noexcept {
+    for (GroupSlot& s : slots_) {
+        if (s.stream) driver().cuStreamSynchronize(s.stream.get());
+        s.pending = false;
+    }
+}
+
+SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks) {
+    ScopedContext scope(ctx_);
+    collector_.begin(nframes, cut, outputs_);
+    const abi::Cut c = make_cut(format_.type, cut);
+    try {
+        std::size_t g = 0;
+        // The first group of a call is one batch, so the kernels start after a short upload
+        // and the uploads of the full groups that follow overlap them.
+        // A group is staged before its slot's previous group is finished: its copies overlap
+        // that group's last kernels as well as the other slots' uploads and kernels.
+        for (std::size_t first = 0, size = sizes_.batch; first < nframes; first += size, size = sizes_.group, ++g) {
+            GroupSlot& s = slots_[g % kSlots];
+            const std::size_t count = std::min<std::size_t>(size, nframes - first);
+            Staged in;
+            try {
+                in = staging_.stage(s, first, count, chunks, faults_);
+            } catch (const Error&) {
+                finish_pending(g, chunks);  // an earlier frame's fault is reported first
+                throw;
+            }
+            collector_.finish(s, chunks, faults_);
+            try {
+                submit(s, in, first, count, c, chunks);
+            } catch (const Error&) {
+                finish_pending(g, chunks);  // an earlier frame's fault is reported first
+                throw;
+            }
+        }
+        finish_pending(g, chunks);
+    } catch (...) {
+        abandon();
+        throw;
+    }
+    return collector_.lists(nframes);
+}
+
+double GpuEngine::time_kernels(const std::vector<ByteView>& chunks, double cut, unsigned repeats) {
+    if (chunks.empty() || chunks.size() > sizes_.group)
+        throw Error("time_on_device takes 1 to group() = " + std::to_string(sizes_.group) + " chunks");
+    ScopedContext scope(ctx_);
+    const abi::Cut c = make_cut(format_.type, cut);
+    const auto lookup = [&](std::size_t f) { return chunks[f]; };
+    const ChunkSource source(lookup);
+    const std::size_t n = chunks.size();
+    try {
+        for (GroupSlot& s : slots_) {
+            const Staged in = staging_.stage(s, 0, n, source, faults_);
+            upload_.upload(s, in, n);
+            check(driver().cuEventRecord(s.uploaded.get(), s.stream.get()), "cuEventRecord");
+            kernels_.queue(s, 0, n, c, true, outputs_);  // warm-up, and a check that the chunks are good
+        }
+        for (GroupSlot& s : slots_) check(driver().cuStreamSynchronize(s.stream.get()), "cuStreamSynchronize");
+        Event start = make_event(true), stop = make_event(true);
+        const CUstream first = slots_[0].stream.get();
+        check(driver().cuEventRecord(start.get(), first), "cuEventRecord");
+        for (std::size_t k = 1; k < slots_.size(); ++k)
+            check(driver().cuStreamWaitEvent(slots_[k].stream.get(), start.get(), 0), "cuStreamWaitEvent");
+        for (unsigned r = 0; r < repeats; ++r) kernels_.queue(slots_[r % slots_.size()], 0, n, c, true, outputs_);
+        std::vector<Event> done;
+        for (std::size_t k = 1; k < slots_.size(); ++k) {
+            done.push_back(make_event(false));
+            check(driver().cuEventRecord(done.back().get(), slots_[k].stream.get()), "cuEventRecord");
+            check(driver().cuStreamWaitEvent(first, done.back().get(), 0), "cuStreamWaitEvent");
+        }
+        check(driver().cuEventRecord(stop.get(), first), "cuEventRecord");
+        check(driver().cuEventSynchronize(stop.get()), "cuEventSynchronize");
+        float ms = 0;
+        check(driver().cuEventElapsedTime(&ms, start.get(), stop.get()), "cuEventElapsedTime");
+        return ms / 1e3;
+    } catch (...) {
+        abandon();
+        throw;
+    }
+}
+
+DeviceArray GpuEngine::run_to_device(std::size_t nframes, bool frames, ChunkSource chunks) {
+    const std::vector<std::size_t> shape = frames ? std::vector<std::size_t>{nframes, format_.ni, format_.nj}
+                                                  : std::vector<std::size_t>{nframes, powder_spec_.bins};
+    const std::size_t bytes = frames ? nframes * format_.frame_bytes() : nframes * powder_spec_.row_bytes();
+    DeviceArray out(std::make_unique<DeviceArrayState>(
+        ctx_.ordinal(), shape, frames ? pixel_type_name(format_.type) : accumulator_name(powder_spec_.acc), bytes));
+    struct Restore {
+        CallOutputs& outputs;
+        ~Restore() { outputs = CallOutputs(); }
+    } restore{outputs_};
+    outputs_.lists = false;
+    (frames ? outputs_.dense : outputs_.powders) = &out;
+    run(nframes, 0.0, chunks);
+    return out;
+}
+
+std::unique_ptr<GpuEngine> make_engine(ByteView mask, std::size_t ni, std::size_t nj, PixelType type,
+                                       Chunk2SparseOptions options) {
+    bslz4::detail::check_frame_mask(mask, ni, nj);
+    const std::string why = unavailable_reason();
+    if (!why.empty()) throw Error(why);
+    return std::make_unique<GpuEngine>(mask, ni, nj, type, options);
+}
+
+}  // namespace bslz4::cuda::detail

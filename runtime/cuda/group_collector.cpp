@@ -1,0 +1,103 @@
+#include "group_collector.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "bslz4/error.hpp"
+
+namespace bslz4::cuda::detail {
+
+GroupCollector::GroupCollector(const FrameFormat& format, ByteView mask, const PowderSpec& powders)
+    : format_(format), powder_spec_(powders), cpu_(mask, format.ni, format.nj, format.type, {Codec::lz4, 1}) {}
+
+void GroupCollector::begin(std::size_t nframes, double cut, const CallOutputs& outputs) {
+    outputs_ = outputs;
+    cut_ = cut;
+    host_frames_ = 0;
+    npixels_.assign(nframes, 0);
+    if (outputs.lists) {
+        values_.reserve(nframes * format_.npix * format_.bpp);
+        indices_.reserve(nframes * format_.npix * 4);
+    }
+    if (powder_spec_.matrix && !outputs.powders) powders_.reserve(nframes * powder_spec_.row_bytes());
+}
+
+void GroupCollector::queue_downloads(GroupSlot& s, std::size_t first, std::size_t count) {
+    const CUstream st = s.stream.get();
+    if (powder_spec_.matrix) {
+        const std::size_t row = powder_spec_.row_bytes();
+        if (outputs_.powders)
+            check(driver().cuMemcpyDtoDAsync(outputs_.powders->device_pointer() + first * row, s.powder.get(), count * row, st),
+                  "cuMemcpyDtoDAsync(powders)");
+        else
+            check(driver().cuMemcpyDtoHAsync(s.powder_host.data(), s.powder.get(), count * row, st),
+                  "cuMemcpyDtoHAsync(powders)");
+    }
+    check(driver().cuMemcpyDtoHAsync(s.status_host.data(), s.status.get(), count * 4, st), "cuMemcpyDtoHAsync(status)");
+    check(driver().cuMemcpyDtoHAsync(s.npixels_host.data(), s.npixels.get(), count * 8, st),
+          "cuMemcpyDtoHAsync(pixel counts)");
+    check(driver().cuMemcpyDtoHAsync(s.offsets_host.data(), s.frame_offset.get(), count * 8, st),
+          "cuMemcpyDtoHAsync(list offsets)");
+    s.pending = true;
+    s.first = first;
+    s.count = count;
+}
+
+void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults& faults) {
+    if (!s.pending) return;
+    s.pending = false;
+    const std::size_t bpp = format_.bpp, npix = format_.npix, cap = format_.cap;
+    const CUstream st = s.stream.get();
+    check(driver().cuStreamSynchronize(st), "cuStreamSynchronize");
+    const auto* status = reinterpret_cast<const std::uint32_t*>(s.status_host.data());
+    const auto* counts = reinterpret_cast<const std::uint64_t*>(s.npixels_host.data());
+    for (std::size_t k = 0; k < s.count; ++k)
+        if (status[k] != abi::kFrameOk)
+            throw Error("frame " + std::to_string(s.first + k) + ": " + faults.describe(status[k], chunks(s.first + k)));
+    if (powder_spec_.matrix && !outputs_.powders) {
+        const std::size_t row = powder_spec_.row_bytes();
+        std::memcpy(powders_.data() + s.first * row, s.powder_host.data(), s.count * row);
+    }
+    if (!outputs_.lists) return;
+    // Every list of the group, packed, in two copies.
+    const auto* starts = reinterpret_cast<const std::uint64_t*>(s.offsets_host.data());
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < s.count; ++k)
+        if (counts[k] <= cap) total = std::max<std::size_t>(total, starts[k] + counts[k]);
+    const std::size_t index_at = (total * bpp + 15) / 16 * 16;
+    grow_transfer(s.lists_host, index_at + total * 4, "lists");
+    if (total) {
+        check(driver().cuMemcpyDtoHAsync(s.lists_host.data(), s.values.get(), total * bpp, st), "cuMemcpyDtoHAsync(values)");
+        check(driver().cuMemcpyDtoHAsync(s.lists_host.data() + index_at, s.indices.get(), total * 4, st),
+              "cuMemcpyDtoHAsync(indices)");
+        check(driver().cuStreamSynchronize(st), "cuStreamSynchronize");
+    }
+    for (std::size_t k = 0; k < s.count; ++k) {
+        const std::size_t f = s.first + k, n = counts[k];
+        std::uint8_t* v = values_.data() + f * npix * bpp;
+        auto* idx = reinterpret_cast<std::uint32_t*>(indices_.data()) + f * npix;
+        npixels_[f] = n;
+        if (n > cap) {  // not sparse: listed on the host
+            const SparseFrame h = cpu_(chunks(f), cut_);
+            std::memcpy(v, h.values, h.npixels * bpp);
+            std::memcpy(idx, h.indices, h.npixels * 4);
+            npixels_[f] = h.npixels;
+            ++host_frames_;
+            continue;
+        }
+        std::memcpy(v, s.lists_host.data() + starts[k] * bpp, n * bpp);
+        std::memcpy(idx, s.lists_host.data() + index_at + starts[k] * 4, n * 4);
+    }
+}
+
+SparseBatch GroupCollector::lists(std::size_t nframes) const {
+    return {nframes, format_.npix, npixels_.data(), values_.data(), reinterpret_cast<const std::uint32_t*>(indices_.data()),
+            format_.type};
+}
+
+Powder GroupCollector::powders(std::size_t nframes) const {
+    return {nframes, powder_spec_.bins, powder_spec_.acc, powders_.data(), powder_spec_.scale};
+}
+
+}  // namespace bslz4::cuda::detail

@@ -1,0 +1,51 @@
+// The last stage: a group's results brought to the host. Its statuses, pixel counts and list
+// offsets are downloaded behind its kernels; once they are in, a fault is reported (in the CPU
+// decoder's words), the lists are downloaded packed and copied into the call's result arrays,
+// and each frame with more pixels than the GPU's cap is listed on the host instead.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "bslz4/chunk2sparse.hpp"
+#include "bslz4/powder.hpp"
+#include "bslz4/sparse_result.hpp"
+#include "call_outputs.hpp"
+#include "chunk_source.hpp"
+#include "frame_faults.hpp"
+#include "frame_format.hpp"
+#include "group_slot.hpp"
+#include "host_buffer.hpp"
+#include "powder_spec.hpp"
+#include "thread_pool.hpp"
+
+namespace bslz4::cuda::detail {
+
+class GroupCollector {
+public:
+    GroupCollector(const FrameFormat& format, ByteView mask, const PowderSpec& powders);
+
+    // A call of `nframes` frames begins: room for its results.
+    void begin(std::size_t nframes, double cut, const CallOutputs& outputs);
+    // Queued behind the group's kernels: its powders, statuses, counts and list offsets.
+    void queue_downloads(GroupSlot& s, std::size_t first, std::size_t count);
+    // Waits for the slot's pending group and takes its results (nothing when none is pending).
+    void finish(GroupSlot& s, ChunkSource chunks, const FrameFaults& faults);
+
+    SparseBatch lists(std::size_t nframes) const;
+    Powder powders(std::size_t nframes) const;
+    std::size_t host_frames() const { return host_frames_; }
+
+private:
+    const FrameFormat& format_;
+    const PowderSpec& powder_spec_;
+    bslz4::Chunk2Sparse cpu_;  // frames above cap
+    // The last call's.
+    CallOutputs outputs_;
+    double cut_ = 0;
+    bslz4::detail::HostBuffer values_, indices_;
+    std::vector<std::size_t> npixels_;
+    std::size_t host_frames_ = 0;
+    bslz4::detail::HostBuffer powders_;  // nframes x bins
+};
+
+}  // namespace bslz4::cuda::detail

@@ -1,0 +1,123 @@
+#include "group_kernels.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "kernel_image.hpp"
+#include "launch.hpp"
+
+namespace bslz4::cuda::detail {
+
+namespace {
+
+// Warps a decode block: each needs kSharedPerWarp bytes of shared memory, so the warps a
+// multiprocessor holds depend on how that memory divides into blocks (a block also costs the
+// reserved bytes). The most warps wins; among equals, the smaller block.
+unsigned decode_warps(const DeviceInfo& d) {
+    unsigned best = 1, most = 0;
+    for (unsigned w = 1; w <= abi::kMaxDecodeWarps; ++w) {
+        if (w * abi::kSharedPerWarp > d.shared_per_block_optin) break;
+        const std::size_t blocks = std::min<std::size_t>(
+            {d.shared_per_multiprocessor / (w * abi::kSharedPerWarp + d.shared_reserved_per_block),
+             static_cast<std::size_t>(d.blocks_per_multiprocessor), static_cast<std::size_t>(d.threads_per_multiprocessor) / (32 * w)});
+        if (blocks * w > most) {
+            most = static_cast<unsigned>(blocks * w);
+            best = w;
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
+GroupKernels::GroupKernels(const PrimaryContext& ctx, const Module& module, const DeviceInfo& info, const FrameFormat& format, unsigned batch,
+                           std::shared_ptr<const DeviceMask> mask, const PowderSpec& powders)
+    : format_(format), batch_(batch), mask_(std::move(mask)), powders_(powders) {
+    ScopedContext scope(ctx);
+    const std::string tn = pixel_type_name(format.type);
+    unblock_ = kernel(module, "bslz4_unblock");
+    parse_ = kernel(module, "bslz4_lz4_parse");
+    decode_ = kernel(module, "bslz4_decode_" + tn);
+    warps_per_decode_ = decode_warps(info);
+    check(driver().cuFuncSetAttribute(decode_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      static_cast<int>(warps_per_decode_ * abi::kSharedPerWarp)),
+          "cuFuncSetAttribute(bslz4_decode, shared memory)");
+    scan_ = kernel(module, "bslz4_scan_tiles");
+    offsets_ = kernel(module, "bslz4_frame_offsets");
+    write_ = kernel(module, "bslz4_write_" + tn);
+}
+
+void GroupKernels::add_matrix(const Module& module) {
+    const std::string tn = pixel_type_name(format_.type);
+    interleave_ = kernel(module, "bslz4_interleave_" + tn);
+    integrate_ = kernel(module, "bslz4_integrate_" + tn + "_" + accumulator_name(powders_.acc));
+}
+
+void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, const abi::Cut& c, bool gpu_unblock,
+                         const CallOutputs& outputs) const {
+    const abi::FrameGeometry& geometry = format_.geometry;
+    const std::size_t npix = format_.npix, bpp = format_.bpp, cap = format_.cap;
+    const unsigned batch = batch_;
+    const bool matrix = static_cast<bool>(powders_.matrix);
+    const CUstream st = s.stream.get();
+    const auto n = static_cast<std::uint32_t>(count);
+    if (gpu_unblock)
+        launch(unblock_, "bslz4_unblock", {(n + abi::kUnblockThreads - 1) / abi::kUnblockThreads, 1, abi::kUnblockThreads, 0},
+               st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
+               s.chunk_length.as<const std::uint64_t>(), n, geometry, s.block_offset.as<std::uint64_t>(),
+               s.tail_offset.as<std::uint64_t>(), s.status.as<std::uint32_t>());
+    const unsigned tiles_x = (geometry.n_tiles + abi::kWarpsPerCta - 1) / abi::kWarpsPerCta;
+    for (std::uint32_t b0 = 0; b0 < n; b0 += batch) {
+        const std::uint32_t nb = std::min<std::uint32_t>(batch, n - b0);
+        const std::uint32_t span_first = b0 / (batch * s.parse_span) * (batch * s.parse_span);
+        if (b0 == span_first && geometry.n_blocks) {  // a frame of fewer than 8 pixels is all raw tail
+            const std::uint32_t span = std::min<std::uint32_t>(batch * s.parse_span, n - b0);
+            launch(parse_, "bslz4_lz4_parse", {(geometry.n_blocks + abi::kParseThreads - 1) / abi::kParseThreads, span, abi::kParseThreads, 0},
+                   st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
+                   s.block_offset.as<const std::uint64_t>(), s.seq_first.as<const std::uint64_t>(),
+                   s.status.as<std::uint32_t>(), b0, geometry, s.sequences.as<void>(), s.seq_count.as<std::uint32_t>());
+        }
+        launch(decode_, "bslz4_decode",
+               {(geometry.n_tiles + warps_per_decode_ - 1) / warps_per_decode_, nb, warps_per_decode_ * 32,
+                warps_per_decode_ * abi::kSharedPerWarp},
+               st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
+               s.block_offset.as<const std::uint64_t>(), s.tail_offset.as<const std::uint64_t>(),
+               s.seq_first.as<const std::uint64_t>(), s.sequences.as<const void>(),
+               s.seq_count.as<const std::uint32_t>(), s.status.as<const std::uint32_t>(), span_first, b0, geometry,
+               mask_->bytes.as<const std::uint8_t>(), c, s.dense.as<void>(), int{matrix || outputs.dense},
+               s.stage_values.as<void>(), s.stage_indices.as<std::uint32_t>(), s.tile_count.as<std::uint32_t>());
+        if (outputs.dense) {
+            const std::size_t frame_bytes = npix * bpp;
+            for (std::uint32_t j = 0; j < nb; ++j)
+                check(driver().cuMemcpyDtoDAsync(outputs.dense->device_pointer() + (first + b0 + j) * frame_bytes,
+                                                 s.dense.get() + std::size_t{j} * geometry.dense_stride * bpp,
+                                                 frame_bytes, st),
+                      "cuMemcpyDtoDAsync(dense frame)");
+        }
+        if (matrix) {
+            const DeviceMatrix& m = *powders_.matrix;
+            const std::uint32_t passes = (nb + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
+            launch(interleave_, "bslz4_interleave",
+                   {static_cast<unsigned>((npix + abi::kInterleaveThreads - 1) / abi::kInterleaveThreads), passes,
+                    abi::kInterleaveThreads, 0},
+                   st, s.dense.as<const void>(), geometry.dense_stride, nb, std::uint64_t{npix}, s.interleaved.as<void>());
+            launch(integrate_, "bslz4_integrate", {static_cast<unsigned>(powders_.bins), 1, 128, 0}, st,
+                   s.interleaved.as<const void>(), std::uint64_t{npix}, nb, m.row_start.as<const std::uint32_t>(),
+                   m.pixel.as<const std::uint32_t>(), m.weight.as<const void>(), static_cast<std::uint32_t>(powders_.bins),
+                   s.powder.as<std::uint8_t>() + std::size_t{b0} * powders_.row_bytes());
+        }
+        if (!outputs.lists) continue;
+        launch(scan_, "bslz4_scan_tiles", {nb, 1, abi::kScanThreads, 0}, st, s.tile_count.as<const std::uint32_t>(),
+               geometry.n_tiles, b0, s.tile_offset.as<std::uint32_t>(), s.npixels.as<std::uint64_t>());
+        launch(offsets_, "bslz4_frame_offsets", {1, 1, 32, 0}, st, s.npixels.as<const std::uint64_t>(),
+               s.status.as<const std::uint32_t>(), b0, nb, std::uint64_t{cap}, s.frame_offset.as<std::uint64_t>());
+        launch(write_, "bslz4_write", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, s.dense.as<const void>(), b0,
+               geometry, mask_->bytes.as<const std::uint8_t>(), c, s.tile_count.as<const std::uint32_t>(),
+               s.tile_offset.as<const std::uint32_t>(),
+               s.npixels.as<const std::uint64_t>(), s.status.as<const std::uint32_t>(), std::uint64_t{cap},
+               s.frame_offset.as<const std::uint64_t>(), s.stage_values.as<const void>(),
+               s.stage_indices.as<const std::uint32_t>(), s.values.as<void>(), s.indices.as<std::uint32_t>());
+    }
+}
+
+}  // namespace bslz4::cuda::detail

@@ -1,0 +1,51 @@
+// One group's worth of buffers, on the device and pinned on the host, and the stream its
+// upload, kernels and downloads run on. The engine keeps a few and gives them out in turn;
+// each stage of the pipeline fills or reads its part.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "driver_objects.hpp"
+#include "frame_format.hpp"
+
+namespace bslz4::cuda::detail {
+
+struct GroupSlot {
+    // Sized for `group` frames decoded `batch` at a time. The chunks, their staging, the LZ4
+    // sequences and the host copy of the lists grow with the calls.
+    GroupSlot(const FrameFormat& format, unsigned batch, unsigned group);
+    // With a matrix: the group's powders and the batch's frames side by side.
+    void add_powders(std::size_t powder_bytes, std::size_t interleaved_bytes);
+
+    std::uint64_t* meta() const { return reinterpret_cast<std::uint64_t*>(meta_host.data()); }
+
+    Stream stream;
+    TransferBuffer chunks_host;  // staging for chunks not in one PinnedHostMemory
+    DeviceBuffer chunks_dev;
+    TransferBuffer meta_host;  // chunk offsets and lengths, then the cpu-unblock offsets
+    DeviceBuffer chunk_offset, chunk_length, block_offset, tail_offset, status, tile_count, tile_offset, npixels;
+    DeviceBuffer frame_offset, dense, values, indices;
+    DeviceBuffer seq_first, seq_count, sequences;  // lz4_parse's sequences, for the span in hand
+    TransferBuffer seq_first_host;
+    unsigned parse_span = 1;  // batches parsed by one lz4_parse launch
+    TransferBuffer status_host, npixels_host, offsets_host, lists_host;
+    DeviceBuffer powder;        // group x bins sums (with a matrix)
+    DeviceBuffer interleaved;   // the batch's frames 16 side by side, for integrate
+    DeviceBuffer stage_values, stage_indices;  // pixels the decode kernel lists, per tile
+    TransferBuffer powder_host;
+    // Recorded after the group's host-to-device copies: the staging and meta buffers may be
+    // refilled once it has completed, though the group's kernels may still be running.
+    Event uploaded;
+    // A group submitted and not yet finished: frames first .. first + count of the call.
+    bool pending = false;
+    std::size_t first = 0, count = 0;
+};
+
+// Makes `buffer` at least `need` bytes: a quarter more when it grows (fewer regrowths), or
+// just `need` when the device has no room for the quarter. The old buffer goes first, so
+// its memory can be reused; after an error it is empty, and the next call grows it again.
+void grow_device(DeviceBuffer& buffer, std::size_t need, const char* what);
+// The same for host transfer memory (no fallback: pinned memory refused is pageable memory).
+void grow_transfer(TransferBuffer& buffer, std::size_t need, const char* what);
+
+}  // namespace bslz4::cuda::detail

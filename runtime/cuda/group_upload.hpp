@@ -1,0 +1,36 @@
+// The second stage: a staged group goes to its slot's device buffers on the slot's stream,
+// with its chunk offsets and lengths, where each frame's LZ4 sequences will go, and (when the
+// host walks the block headers) every block's offset.
+#pragma once
+#include <cstddef>
+
+#include "chunk_source.hpp"
+#include "chunk_staging.hpp"
+#include "frame_faults.hpp"
+#include "frame_format.hpp"
+#include "group_slot.hpp"
+
+namespace bslz4::cuda::detail {
+
+class GroupUpload {
+public:
+    // memory_budget: a quarter of it bounds the LZ4 sequences of one parse launch.
+    GroupUpload(const FrameFormat& format, unsigned batch, std::size_t memory_budget)
+        : format_(format), batch_(batch), memory_budget_(memory_budget) {}
+
+    // The chunks, their offsets and lengths, and a run of length / kInputBytesPerSequence + 2
+    // sequence slots a frame, the runs of one parse launch end to end (kernel_abi.h says why
+    // that is always room enough). Sets the slot's parse span.
+    void upload(GroupSlot& s, const Staged& in, std::size_t count) const;
+    // Unblock::cpu: the host walks each chunk's block headers (refusing a bad chunk as the CPU
+    // decoder would) and uploads the block and tail offsets, statuses all OK.
+    void unblock_on_host(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks,
+                         const FrameFaults& faults) const;
+
+private:
+    const FrameFormat& format_;
+    unsigned batch_;
+    std::size_t memory_budget_;
+};
+
+}  // namespace bslz4::cuda::detail
