@@ -8,15 +8,31 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "bslz4/bslz4.hpp"
+#include "error_codes.hpp"
 #include "test_support.hpp"
 
 using namespace bslz4;
+using bslz4::test::code_thrown_by;
 using bslz4::test::put_be32;
 using bslz4::test::put_be64;
+
+// Sanitizers' allocators end the process rather than return null from a failed malloc.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BSLZ4_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define BSLZ4_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef BSLZ4_TEST_SANITIZED
+#define BSLZ4_TEST_SANITIZED 0
+#endif
 
 namespace {
 
@@ -70,6 +86,58 @@ int with_1gib_more_address_space(F&& f) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
 }
 
+// The codes that say what is wrong with a chunk's bytes.
+bool is_chunk_fault(ErrorCode code) {
+    switch (code) {
+        case ErrorCode::truncated_chunk:
+        case ErrorCode::bad_header:
+        case ErrorCode::bad_block_length:
+        case ErrorCode::bad_lz4_sequence:
+        case ErrorCode::bad_zstd_frame:
+        case ErrorCode::wrong_decoded_size:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// "path:line" of every Error in `text` made from one argument (a message alone), and of every
+// `throw std::`: each failure of the library is a bslz4::Error with a code.
+std::vector<std::string> uncoded_throws(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    const std::string s = buf.str();
+    auto line_of = [&](std::size_t pos) {
+        return path + ":" + std::to_string(1 + std::count(s.begin(), s.begin() + pos, '\n'));
+    };
+    std::vector<std::string> found;
+    for (std::size_t pos = s.find("throw std::"); pos != std::string::npos; pos = s.find("throw std::", pos + 1))
+        found.push_back(line_of(pos) + " (throw std::)");
+    for (std::size_t pos = s.find("Error("); pos != std::string::npos; pos = s.find("Error(", pos + 1)) {
+        if (pos > 0 && (std::isalnum(static_cast<unsigned char>(s[pos - 1])) || s[pos - 1] == '_'))
+            continue;  // ZSTD_isError(
+        int depth = 0;
+        bool second_argument = false;
+        for (std::size_t i = pos + 6; i < s.size(); ++i) {
+            const char c = s[i];
+            if (c == '"' || c == '\'') {  // skip the literal
+                for (++i; i < s.size() && s[i] != c; ++i)
+                    if (s[i] == '\\') ++i;
+            } else if (c == '(' || c == '[' || c == '{') {
+                ++depth;
+            } else if (c == ')' || c == ']' || c == '}') {
+                if (depth-- == 0) break;
+            } else if (c == ',' && depth == 0) {
+                second_argument = true;
+                break;
+            }
+        }
+        if (!second_argument) found.push_back(line_of(pos) + " (Error from a message alone)");
+    }
+    return found;
+}
+
 }  // namespace
 
 TEST_CASE("an empty chunk is an error naming the missing header", "[errors]") {
@@ -113,7 +181,9 @@ TEST_CASE("a truncated chunk is an error, whatever byte it stops at", "[errors]"
     for (std::size_t len = 12; len < c.size(); ++len) {
         const ByteView cut(c.data(), len);
         INFO("truncated to " << len << " of " << c.size());
-        REQUIRE_THROWS_AS(decode_chunk(cut, 2), Error);
+        const ErrorCode code = code_thrown_by([&] { decode_chunk(cut, 2); });
+        REQUIRE((code == ErrorCode::truncated_chunk || code == ErrorCode::bad_block_length ||
+                 code == ErrorCode::bad_header));
     }
 }
 
@@ -164,7 +234,8 @@ TEST_CASE("an element size outside 1 to 16 bytes is an error", "[errors]") {
     REQUIRE_THROWS_WITH(decode_chunk(c, 17), Catch::Contains("element size 17"));
 }
 
-TEST_CASE("random corruption of a chunk gives an error or a frame, never a crash", "[errors][fuzz]") {
+TEST_CASE("random corruption of a chunk gives a frame or an error with a chunk fault's code, never a crash",
+          "[errors][fuzz]") {
     std::mt19937 rng(99);
     for (Codec codec : {Codec::lz4, Codec::zstd}) {
         const auto good = good_chunk(codec);
@@ -175,7 +246,9 @@ TEST_CASE("random corruption of a chunk gives an error or a frame, never a crash
             try {
                 const auto out = decode_chunk(c, 2, codec);
                 REQUIRE(out.size() % 2 == 0);
-            } catch (const Error&) {
+            } catch (const Error& e) {
+                INFO(e.what());
+                REQUIRE(is_chunk_fault(e.code()));
             }
         }
     }
@@ -245,4 +318,178 @@ TEST_CASE("a zstd frame recording more bytes than its block holds is named as su
     put_be32(c, 8, 2048);
     REQUIRE_THROWS_WITH(decode_chunk(c, 1, Codec::zstd),
                         Catch::Contains("block 0 of 1") && Catch::Contains("zstd frame records 4096 bytes of content, not the block's 2048"));
+}
+
+// Error codes: each family of refusal gives its own code, whichever call meets it.
+
+TEST_CASE("a chunk that ends before its header, a block's length or its raw tail is ErrorCode::truncated_chunk",
+          "[errors][codes]") {
+    REQUIRE(code_thrown_by([] { decode_chunk(ByteView(), 2); }) == ErrorCode::truncated_chunk);
+    REQUIRE(code_thrown_by([] { decode_chunk(std::vector<std::uint8_t>(11, 0), 1); }) == ErrorCode::truncated_chunk);
+    const auto c = good_chunk();
+    const BlockLayout layout = block_starts(c, 2);
+    REQUIRE(layout.n_blocks() > 2);
+    const ByteView before_length(c.data(), static_cast<std::size_t>(layout.starts[2]));
+    REQUIRE_THROWS_WITH(decode_chunk(before_length, 2), Catch::Contains("needs its 4-byte length"));
+    REQUIRE(code_thrown_by([&] { decode_chunk(before_length, 2); }) == ErrorCode::truncated_chunk);
+    auto with_tail = encode_chunk(test::random_pixels<std::uint16_t>(1003, 4), 2, {Codec::lz4, 256, 3});
+    with_tail.pop_back();
+    REQUIRE_THROWS_WITH(decode_chunk(with_tail, 2), Catch::Contains("the last 3 raw elements need"));
+    REQUIRE(code_thrown_by([&] { decode_chunk(with_tail, 2); }) == ErrorCode::truncated_chunk);
+}
+
+TEST_CASE("a header whose sizes cannot be right is ErrorCode::bad_header", "[errors][codes]") {
+    auto c = good_chunk();
+    put_be64(c, 0, 2001);
+    REQUIRE(code_thrown_by([&] { decode_chunk(c, 2); }) == ErrorCode::bad_header);
+    c = good_chunk();
+    put_be32(c, 8, 100);
+    REQUIRE(code_thrown_by([&] { decode_chunk(c, 2); }) == ErrorCode::bad_header);
+    c = good_chunk();
+    put_be64(c, 0, std::uint64_t{1} << 62);
+    REQUIRE(code_thrown_by([&] { decode_chunk(c, 2); }) == ErrorCode::bad_header);
+}
+
+TEST_CASE("a block length past the chunk's end, or bytes after the last block, is ErrorCode::bad_block_length",
+          "[errors][codes]") {
+    auto c = good_chunk();
+    put_be32(c, 12, 1u << 30);
+    REQUIRE(code_thrown_by([&] { decode_chunk(c, 2); }) == ErrorCode::bad_block_length);
+    c = good_chunk();
+    c.push_back(0);
+    REQUIRE(code_thrown_by([&] { decode_chunk(c, 2); }) == ErrorCode::bad_block_length);
+}
+
+TEST_CASE("an LZ4 block breaking the format is ErrorCode::bad_lz4_sequence, through every call", "[errors][codes]") {
+    const std::vector<std::vector<std::uint8_t>> blocks = {
+        {0x10, 'a'},                                   // too few bytes
+        lz4_of(128),                                   // too many
+        {0x10, 'a', 0x05, 0x00, 0x30, 'x', 'y', 'z'},  // offset before the block
+        {0x10, 'a', 0x00, 0x00, 0x30, 'x', 'y', 'z'},  // offset 0
+        {0xF0, 0xFF},                                  // cut inside a length
+    };
+    for (const auto& block : blocks) {
+        const auto c = one_block_chunk(block);
+        REQUIRE(code_thrown_by([&] { decode_chunk(c, 1); }) == ErrorCode::bad_lz4_sequence);
+        Chunk2Sparse sparse(std::vector<std::uint8_t>(64, 1), 8, 8, PixelType::u8);
+        REQUIRE(code_thrown_by([&] { sparse(c, 0); }) == ErrorCode::bad_lz4_sequence);
+        REQUIRE(code_thrown_by([&] { sparse.multi({c, c}, 0); }) == ErrorCode::bad_lz4_sequence);
+    }
+    // Refused by the header check, before decoding: 2 bytes cannot make 4096.
+    std::vector<std::uint8_t> c(12 + 4 + 2);
+    put_be64(c, 0, 4096);
+    put_be32(c, 8, 4096);
+    put_be32(c, 12, 2);
+    c[16] = 0x10;
+    c[17] = 'a';
+    REQUIRE_THROWS_WITH(decode_chunk(c, 1), Catch::Contains("cannot decode to the 4096 bytes"));
+    REQUIRE(code_thrown_by([&] { decode_chunk(c, 1); }) == ErrorCode::bad_lz4_sequence);
+}
+
+TEST_CASE("a zstd frame that does not decode to its block is ErrorCode::bad_zstd_frame", "[errors][codes]") {
+    auto c = good_chunk(Codec::zstd);
+    c[16 + 5] ^= 0xFF;
+    c[16 + 6] ^= 0xFF;
+    REQUIRE(code_thrown_by([&] { decode_chunk(c, 2, Codec::zstd); }) == ErrorCode::bad_zstd_frame);
+    REQUIRE(code_thrown_by([&] { decode_chunk(good_chunk(Codec::lz4), 2, Codec::zstd); }) == ErrorCode::bad_zstd_frame);
+    c = encode_chunk(std::vector<std::uint8_t>(4096, 7), 1, {Codec::zstd, 4096, 3});
+    put_be64(c, 0, 2048);
+    put_be32(c, 8, 2048);
+    REQUIRE(code_thrown_by([&] { decode_chunk(c, 1, Codec::zstd); }) == ErrorCode::bad_zstd_frame);
+    // The header check's refusal (a frame recording 4 GiB in 12 bytes), in a child process.
+    const std::vector<std::uint8_t> frame = {0x28, 0xB5, 0x2F, 0xFD, 0xA0, 0xF8, 0xFF, 0xFF, 0xFF, 0x01, 0x00, 0x00};
+    std::vector<std::uint8_t> big(16 + frame.size());
+    put_be64(big, 0, 0xFFFFFFF8u);
+    put_be32(big, 8, 0xFFFFFFF8u);
+    put_be32(big, 12, static_cast<std::uint32_t>(frame.size()));
+    std::copy(frame.begin(), frame.end(), big.begin() + 16);
+    REQUIRE(with_1gib_more_address_space([&] {
+                return code_thrown_by([&] { decode_chunk(big, 1, Codec::zstd); }) == ErrorCode::bad_zstd_frame ? 0 : 1;
+            }) == 0);
+}
+
+TEST_CASE("a chunk of another size than its frame or its output is ErrorCode::wrong_decoded_size", "[errors][codes]") {
+    const auto c = good_chunk();
+    Chunk2Sparse sparse(std::vector<std::uint8_t>(30 * 40, 1), 30, 40, PixelType::u16);
+    REQUIRE(code_thrown_by([&] { sparse(c, 0); }) == ErrorCode::wrong_decoded_size);
+    std::vector<std::uint8_t> out(1999);
+    REQUIRE(code_thrown_by([&] { decode_chunk_into(c, 2, Codec::lz4, out.data(), out.size()); }) ==
+            ErrorCode::wrong_decoded_size);
+}
+
+TEST_CASE("a wrong argument is ErrorCode::bad_argument", "[errors][codes]") {
+    const auto c = good_chunk();
+    REQUIRE(code_thrown_by([&] { decode_chunk(c, 0); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([&] { decode_chunk(c, 17); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([] { encode_chunk(std::vector<std::uint8_t>(10), 4); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([] {
+                encode_chunk(std::vector<std::uint8_t>(16), 2, {Codec::lz4, 100});
+            }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([] { parse_pixel_type("u12"); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([] { parse_codec("lz5"); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([] { parse_accumulator("f16"); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([] { Chunk2Sparse(std::vector<std::uint8_t>(10, 1), 3, 4, PixelType::u16); }) ==
+            ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([] { Chunk2Sparse(ByteView(), 0, 4, PixelType::u16); }) == ErrorCode::bad_argument);
+    const std::size_t ni = 25, nj = 40;  // the 1000 pixels of good_chunk
+    Chunk2Sparse sparse(std::vector<std::uint8_t>(ni * nj, 1), ni, nj, PixelType::u16,
+                        {Codec::lz4, 2, OnError::report});
+    REQUIRE(code_thrown_by([&] { sparse.from_buffer(c, {0, 0}, {c.size()}, 0); }) == ErrorCode::bad_argument);
+    REQUIRE(sparse.from_frames({std::vector<std::uint8_t>(7)}, 0).code(0) == ErrorCode::bad_argument);
+    REQUIRE(sparse.from_buffer(c, {1}, {c.size()}, 0).code(0) == ErrorCode::bad_argument);
+    const SparseBatch b = sparse.multi({c}, 0);
+    REQUIRE(code_thrown_by([&] { b.frame(1); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([&] { b.code(1); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([&] { b.frame(0).values_as<float>(); }) == ErrorCode::bad_argument);
+    const Powder p{1, 1, Accumulator::f64, nullptr, 1};
+    REQUIRE(code_thrown_by([&] { p.as<float>(); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([&] { p.value(1, 0); }) == ErrorCode::bad_argument);
+}
+
+TEST_CASE("running out of host memory for a batch's lists is ErrorCode::out_of_memory, even with OnError::report",
+          "[errors][codes][memory]") {
+#if BSLZ4_TEST_SANITIZED
+    WARN("not run under a sanitizer: its allocator ends the process where malloc would return null");
+    return;
+#endif
+    // 64 frames of 4096 x 4096 u16 pixels need 6 GiB of lists: more than the child may take.
+    // 0: out_of_memory; 1: another code; 2: no error.
+    const int code = with_1gib_more_address_space([] {
+        const std::size_t n = 4096;
+        Chunk2Sparse sparse(std::vector<std::uint8_t>(n * n, 1), n, n, PixelType::u16,
+                            {Codec::lz4, 1, OnError::report});
+        const ErrorCode got = code_thrown_by([&] { sparse.multi(std::vector<ByteView>(64), 0); });
+        return got == ErrorCode::out_of_memory ? 0 : got == ErrorCode::ok ? 2 : 1;
+    });
+    REQUIRE(code == 0);
+}
+
+TEST_CASE("every Error the CPU library makes names its code: none from a message alone, no std exceptions",
+          "[errors][codes]") {
+    namespace fs = std::filesystem;
+    const fs::path root = BSLZ4_SOURCE_ROOT;
+    std::vector<std::string> found;
+    std::size_t files = 0;
+    for (const fs::path& dir : {root / "runtime" / "cpu", root / "runtime" / "include" / "bslz4",
+                                root / "runtime" / "include" / "bslz4" / "cuda"})
+        for (const auto& entry : fs::directory_iterator(dir)) {
+            const fs::path& p = entry.path();
+            if (p.filename() == "error.hpp" || (p.extension() != ".cpp" && p.extension() != ".hpp")) continue;
+            ++files;
+            for (const std::string& f : uncoded_throws(p.string())) found.push_back(f);
+        }
+    REQUIRE(files > 40);
+    INFO(Catch::Detail::stringify(found));
+    REQUIRE(found.empty());
+}
+
+TEST_CASE("each code has its own name, and an Error made from a message alone says unspecified", "[errors][codes]") {
+    std::vector<std::string> names;
+    for (int c = static_cast<int>(ErrorCode::ok); c <= static_cast<int>(ErrorCode::unspecified); ++c)
+        names.push_back(error_code_name(static_cast<ErrorCode>(c)));
+    REQUIRE(names == std::vector<std::string>{"ok", "truncated_chunk", "bad_header", "bad_block_length",
+                                              "bad_lz4_sequence", "bad_zstd_frame", "wrong_decoded_size", "bad_matrix",
+                                              "bad_argument", "out_of_memory", "gpu_fault", "io", "unspecified"});
+    REQUIRE(Error("what").code() == ErrorCode::unspecified);
+    REQUIRE(Error(ErrorCode::io, "what").code() == ErrorCode::io);
 }

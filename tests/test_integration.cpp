@@ -1,8 +1,10 @@
 // Integration matrices and Chunk2SparseCSC on the CPU, against a dense oracle in long double.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 
 #include "bslz4/bslz4.hpp"
+#include "error_codes.hpp"
 #include "matrix_support.hpp"
 #include "test_support.hpp"
 
@@ -93,6 +95,40 @@ TEST_CASE("bad matrices are refused with a message naming the fault", "[matrix]"
         REQUIRE_THROWS_WITH(Chunk2SparseCSC(std::vector<std::uint8_t>(50, 1), 5, 10, PixelType::u16, broken),
                             Catch::Contains("not in normalise_matrix's form"));
     }
+}
+
+TEST_CASE("a refused matrix is ErrorCode::bad_matrix; a pixel type or weight bits it cannot take are bad_argument",
+          "[matrix][codes]") {
+    using test::code_thrown_by;
+    const auto good = test::random_csr(10, 50, 1.0, 2);
+    auto bad = good;
+    bad.indptr[3] = bad.indptr[4] + 1;
+    REQUIRE(code_thrown_by([&] { normalise_matrix(bad.input()); }) == ErrorCode::bad_matrix);
+    bad = good;
+    bad.indices[0] = 50;
+    REQUIRE(code_thrown_by([&] { normalise_matrix(bad.input()); }) == ErrorCode::bad_matrix);
+    bad = good;
+    bad.indptr.pop_back();
+    REQUIRE(code_thrown_by([&] { normalise_matrix(bad.input()); }) == ErrorCode::bad_matrix);
+    const IntegrationMatrix m = normalise_matrix(good.input());
+    const std::vector<std::uint8_t> mask(50, 1);
+    REQUIRE(code_thrown_by([&] { Chunk2SparseCSC(std::vector<std::uint8_t>(49, 1), 7, 7, PixelType::u16, m); }) ==
+            ErrorCode::bad_matrix);
+    REQUIRE(code_thrown_by([&] { Chunk2SparseCSC(mask, 5, 10, PixelType::u16, m, Accumulator::i64); }) ==
+            ErrorCode::bad_matrix);
+    REQUIRE(code_thrown_by([&] {
+                Chunk2SparseCSC(mask, 5, 10, PixelType::u16, fixed_point_matrix(m, PixelType::u16), Accumulator::f64);
+            }) == ErrorCode::bad_matrix);
+    IntegrationMatrix broken = m;
+    broken.pixel[0] = 50;
+    REQUIRE(code_thrown_by([&] { Chunk2SparseCSC(mask, 5, 10, PixelType::u16, broken); }) == ErrorCode::bad_matrix);
+    IntegrationMatrix infinite = m;
+    infinite.weight[0] = std::numeric_limits<float>::infinity();
+    REQUIRE(code_thrown_by([&] { fixed_point_matrix(infinite, PixelType::u16); }) == ErrorCode::bad_matrix);
+    REQUIRE(code_thrown_by([&] { fixed_point_matrix(m, PixelType::f64); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([&] { fixed_point_matrix(m, PixelType::u64); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([&] { fixed_point_matrix(m, PixelType::u16, 40); }) == ErrorCode::bad_argument);
+    REQUIRE(code_thrown_by([&] { fold_mask(m, std::vector<std::uint8_t>(51, 1)); }) == ErrorCode::bad_argument);
 }
 
 TEST_CASE("an indptr of the wrong length is named with the layout, the shape and what each layout needs", "[matrix]") {
@@ -294,6 +330,8 @@ TEST_CASE("a fixed-point matrix made for narrower pixels is refused, not overflo
     REQUIRE_THROWS_WITH(Chunk2SparseCSC(mask, ni, nj, PixelType::u32, x16, Accumulator::i64),
                         Catch::Contains("can overflow int64 with u32 pixels") && Catch::Contains("bin 0") &&
                             Catch::Contains("fixed_point_matrix(matrix, PixelType::u32)"));
+    REQUIRE(test::code_thrown_by([&] { Chunk2SparseCSC(mask, ni, nj, PixelType::u32, x16, Accumulator::i64); }) ==
+            ErrorCode::bad_matrix);
     // The u32 scale is the smallest: a matrix made for u32 serves every type acc i64 takes.
     const IntegrationMatrix any = fixed_point_matrix(m, PixelType::u32);
     for (PixelType t : {PixelType::u8, PixelType::u16, PixelType::u32, PixelType::i8, PixelType::i16, PixelType::i32})
@@ -308,6 +346,7 @@ TEST_CASE("acc i64 is refused, saying the bits left, when an exact sum leaves th
     REQUIRE_THROWS_WITH(fixed_point_matrix(m, PixelType::u32),
                         Catch::Contains("with u32 pixels: bin 0") && Catch::Contains("scale of 2^12") && Catch::Contains("leaves the largest weight 14 bits") &&
                             Catch::Contains("use acc f64"));
+    REQUIRE(test::code_thrown_by([&] { fixed_point_matrix(m, PixelType::u32); }) == ErrorCode::bad_matrix);
     // u16 pixels leave room for all 24 bits; i32's limit is twice u32's: one bit more.
     REQUIRE(fixed_point_matrix(m, PixelType::u16).powder_scale == 0x1p22);
     REQUIRE_THROWS_WITH(fixed_point_matrix(m, PixelType::i32), Catch::Contains("15 bits"));

@@ -1,10 +1,15 @@
 // Chunk2Sparse against the plainest possible oracle: threshold the decoded frame pixel by
 // pixel, comparing in long double (exact for every type here, 64-bit integers included).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "bslz4/bslz4.hpp"
+#include "error_codes.hpp"
+#include "matrix_support.hpp"
 #include "test_support.hpp"
 
 using namespace bslz4;
@@ -161,4 +166,236 @@ TEST_CASE("a synthetic Eiger frame round trips and lists its spots", "[sparse]")
     const SparseFrame f = sparse(chunk, 10.0);
     CHECK(f.npixels > 50);
     check_frame<std::uint16_t>(f, raw, mask, 10.0);
+}
+
+// OnError::report: a bad frame costs that frame alone, in both classes and with both codecs.
+
+namespace {
+
+using Inputs = std::vector<std::vector<std::uint8_t>>;
+
+// The sparse lists of either class's batch, and frame f's powder row (none for Chunk2Sparse).
+const SparseBatch& lists_of(const SparseBatch& b) { return b; }
+const SparseBatch& lists_of(const IntegratedBatch& b) { return b.sparse; }
+std::vector<std::uint8_t> powder_row(const SparseBatch&, std::size_t) { return {}; }
+std::vector<std::uint8_t> powder_row(const IntegratedBatch& b, std::size_t f) {
+    const std::size_t bytes = b.powder.bins * accumulator_size(b.powder.acc);
+    const auto* p = static_cast<const std::uint8_t*>(b.powder.data) + f * bytes;
+    return {p, p + bytes};
+}
+
+// An owned copy of a batch (its views are overwritten by the decoder's next call): each frame's
+// count, indices, values and powder row as bytes, and its status.
+struct BatchCopy {
+    std::vector<std::vector<std::uint8_t>> frames, powders;
+    std::vector<std::size_t> npixels;
+    std::vector<ErrorCode> codes;
+    std::vector<FrameError> bad;
+};
+
+template <class Batch>
+BatchCopy copy_of(const Batch& batch) {
+    const SparseBatch& lists = lists_of(batch);
+    BatchCopy out;
+    for (std::size_t f = 0; f < lists.nframes; ++f) {
+        const SparseFrame fr = lists.frame(f);
+        const auto* i = reinterpret_cast<const std::uint8_t*>(fr.indices);
+        const auto* v = static_cast<const std::uint8_t*>(fr.values);
+        std::vector<std::uint8_t> bytes(i, i + fr.npixels * sizeof(std::uint32_t));
+        bytes.insert(bytes.end(), v, v + fr.npixels * pixel_size(fr.pixel_type));
+        out.frames.push_back(bytes);
+        out.powders.push_back(powder_row(batch, f));
+        out.npixels.push_back(fr.npixels);
+        out.codes.push_back(lists.code(f));
+    }
+    out.bad.assign(lists.bad, lists.bad + lists.nbad);
+    return out;
+}
+
+// The Error that call() throws.
+template <class Call>
+Error error_of(Call&& call) {
+    try {
+        call();
+    } catch (const Error& e) {
+        return e;
+    }
+    FAIL("no error");
+    return Error(ErrorCode::ok, "");
+}
+
+struct BadBatchCase {
+    static constexpr std::size_t ni = 24, nj = 40, nframes = 10;
+    Codec codec;
+    std::vector<std::uint8_t> mask = test::random_mask(ni * nj, 8);
+    IntegrationMatrix matrix = normalise_matrix(test::random_csr(12, ni* nj, 1.5, 4).input());
+    Inputs raws, chunks;
+
+    explicit BadBatchCase(Codec c) : codec(c) {
+        for (std::uint32_t f = 0; f < nframes; ++f) {
+            raws.push_back(test::random_pixels<std::uint16_t>(ni * nj, 50 + f));
+            chunks.push_back(encode_chunk(raws.back(), 2, {codec, 512, 3}));  // 4 blocks
+        }
+    }
+
+    template <class Decoder>
+    Decoder make(OnError on_error) const {
+        const Chunk2SparseOptions options{codec, 3, on_error};
+        if constexpr (std::is_same<Decoder, Chunk2Sparse>::value)
+            return Chunk2Sparse(mask, ni, nj, PixelType::u16, options);
+        else
+            return Chunk2SparseCSC(mask, ni, nj, PixelType::u16, matrix, Accumulator::f64, options);
+    }
+};
+
+// Bad frames first, inside and last, each with its own fault and the code it must give.
+struct Damage {
+    std::size_t frame;
+    ErrorCode code;
+};
+
+Inputs damaged_chunks(const Inputs& good, Codec codec, std::vector<Damage>& damage) {
+    Inputs bad = good;
+    bad[0].resize(bad[0].size() - 3);  // the last block runs past the end
+    const BlockLayout layout = block_starts(bad[5], 2);
+    for (std::uint64_t k = layout.starts[1] + 4; k < layout.starts[2]; ++k) bad[5][k] = 0xFF;  // block 1 is garbage
+    test::put_be64(bad[9], 0, 2 * BadBatchCase::ni * BadBatchCase::nj - 2);                    // another frame's size
+    damage = {{0, ErrorCode::bad_block_length},
+              {5, codec == Codec::lz4 ? ErrorCode::bad_lz4_sequence : ErrorCode::bad_zstd_frame},
+              {9, ErrorCode::wrong_decoded_size}};
+    return bad;
+}
+
+Inputs damaged_frames(const Inputs& good, std::vector<Damage>& damage) {
+    Inputs bad = good;
+    for (std::size_t f : {0, 5, 9}) bad[f].resize(bad[f].size() - 2 * f - 1);
+    damage = {{0, ErrorCode::bad_argument}, {5, ErrorCode::bad_argument}, {9, ErrorCode::bad_argument}};
+    return bad;
+}
+
+// call(decoder, inputs) -> BatchCopy, through a decoder made with OnError::report, against the
+// same call on the good inputs through one made with throw_first: good frames equal, bad frames
+// empty with a zero powder row, the code expected and the message throw_first gives for a batch
+// in which that frame alone is bad; and throw_first on the bad inputs throws the first bad frame.
+template <class Decoder, class Call>
+void check_report(const BadBatchCase& t, const Inputs& good, const Inputs& bad, const std::vector<Damage>& damage,
+                  Call&& call) {
+    Decoder throwing = t.make<Decoder>(OnError::throw_first);
+    Decoder reporting = t.make<Decoder>(OnError::report);
+    const BatchCopy want = call(throwing, good);
+    const BatchCopy got = call(reporting, bad);
+    REQUIRE(got.frames.size() == BadBatchCase::nframes);
+    REQUIRE(got.bad.size() == damage.size());
+    for (std::size_t k = 0; k < damage.size(); ++k) {
+        const std::size_t f = damage[k].frame;
+        INFO("bad frame " << f);
+        Inputs alone = good;
+        alone[f] = bad[f];
+        const Error thrown = error_of([&] { call(throwing, alone); });
+        REQUIRE(std::string(thrown.what()).rfind("frame " + std::to_string(f) + ": ", 0) == 0);
+        REQUIRE(thrown.code() == damage[k].code);
+        REQUIRE(got.bad[k].frame == f);
+        REQUIRE(got.bad[k].code == damage[k].code);
+        REQUIRE(got.bad[k].message == thrown.what());
+        REQUIRE(got.codes[f] == damage[k].code);
+        REQUIRE(got.npixels[f] == 0);
+        REQUIRE(got.powders[f] == std::vector<std::uint8_t>(want.powders[f].size(), 0));
+    }
+    for (std::size_t f = 0; f < BadBatchCase::nframes; ++f) {
+        if (std::any_of(damage.begin(), damage.end(), [&](const Damage& d) { return d.frame == f; })) continue;
+        INFO("good frame " << f);
+        REQUIRE(got.codes[f] == ErrorCode::ok);
+        REQUIRE(got.npixels[f] == want.npixels[f]);
+        REQUIRE(got.frames[f] == want.frames[f]);
+        REQUIRE(got.powders[f] == want.powders[f]);
+    }
+    const Error first = error_of([&] { call(throwing, bad); });
+    REQUIRE(std::string(first.what()).rfind("frame " + std::to_string(damage[0].frame) + ": ", 0) == 0);
+    REQUIRE(first.code() == damage[0].code);
+    // The next call on the reporting object starts clean.
+    const BatchCopy again = call(reporting, good);
+    REQUIRE(again.bad.empty());
+    REQUIRE(again.codes == std::vector<ErrorCode>(BadBatchCase::nframes, ErrorCode::ok));
+    REQUIRE(again.frames == want.frames);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE(
+    "with OnError::report multi and from_buffer return the good frames as without it, and each bad frame's code and "
+    "message",
+    "[sparse][on_error]", Chunk2Sparse, Chunk2SparseCSC) {
+    for (Codec codec : {Codec::lz4, Codec::zstd}) {
+        INFO(codec_name(codec));
+        const BadBatchCase t(codec);
+        std::vector<Damage> damage;
+        const Inputs bad = damaged_chunks(t.chunks, codec, damage);
+        check_report<TestType>(t, t.chunks, bad, damage, [](TestType& d, const Inputs& chunks) {
+            return copy_of(d.multi(std::vector<ByteView>(chunks.begin(), chunks.end()), 9.0));
+        });
+        check_report<TestType>(t, t.chunks, bad, damage, [](TestType& d, const Inputs& chunks) {
+            std::vector<std::uint8_t> base(3, 0xEE);
+            std::vector<std::uint64_t> offsets, lengths;
+            for (const auto& c : chunks) {
+                offsets.push_back(base.size());
+                lengths.push_back(c.size());
+                base.insert(base.end(), c.begin(), c.end());
+            }
+            return copy_of(d.from_buffer(base, offsets, lengths, 9.0));
+        });
+    }
+}
+
+TEMPLATE_TEST_CASE("with OnError::report from_frames reports a dense frame of the wrong size and returns the others",
+                   "[sparse][on_error]", Chunk2Sparse, Chunk2SparseCSC) {
+    const BadBatchCase t(Codec::lz4);
+    std::vector<Damage> damage;
+    const Inputs bad = damaged_frames(t.raws, damage);
+    check_report<TestType>(t, t.raws, bad, damage, [](TestType& d, const Inputs& frames) {
+        return copy_of(d.from_frames(std::vector<ByteView>(frames.begin(), frames.end()), 9.0));
+    });
+}
+
+TEMPLATE_TEST_CASE(
+    "with OnError::report a from_buffer chunk outside the buffer is that frame's bad_argument; counts that differ "
+    "still throw",
+    "[sparse][on_error]", Chunk2Sparse, Chunk2SparseCSC) {
+    const BadBatchCase t(Codec::lz4);
+    std::vector<std::uint8_t> base;
+    std::vector<std::uint64_t> offsets, lengths;
+    for (const auto& c : t.chunks) {
+        offsets.push_back(base.size());
+        lengths.push_back(c.size());
+        base.insert(base.end(), c.begin(), c.end());
+    }
+    auto outside = lengths;
+    outside[4] = base.size();
+    TestType throwing = t.make<TestType>(OnError::throw_first);
+    const Error thrown = error_of([&] { throwing.from_buffer(base, offsets, outside, 9.0); });
+    REQUIRE_THAT(thrown.what(), Catch::StartsWith("frame 4: bytes") && Catch::Contains("lie outside the"));
+    TestType reporting = t.make<TestType>(OnError::report);
+    const auto batch = reporting.from_buffer(base, offsets, outside, 9.0);
+    const SparseBatch& got = lists_of(batch);
+    REQUIRE(got.nbad == 1);
+    REQUIRE(got.bad[0].frame == 4);
+    REQUIRE(got.bad[0].code == ErrorCode::bad_argument);
+    REQUIRE(got.bad[0].message == thrown.what());
+    REQUIRE(got.frame(3).npixels > 0);
+    outside.pop_back();
+    REQUIRE(test::code_thrown_by([&] { reporting.from_buffer(base, offsets, outside, 9.0); }) ==
+            ErrorCode::bad_argument);
+}
+
+TEMPLATE_TEST_CASE("single-frame calls throw a bad chunk's Error whatever on_error says", "[sparse][on_error]",
+                   Chunk2Sparse, Chunk2SparseCSC) {
+    const BadBatchCase t(Codec::lz4);
+    std::vector<Damage> damage;
+    const Inputs bad = damaged_chunks(t.chunks, Codec::lz4, damage);
+    TestType reporting = t.make<TestType>(OnError::report);
+    for (const Damage& d : damage) {
+        const Error e = error_of([&] { reporting(bad[d.frame], 9.0); });
+        REQUIRE_THAT(e.what(), Catch::StartsWith("frame 0: "));
+        REQUIRE(e.code() == d.code);
+        REQUIRE(test::code_thrown_by([&] { reporting.coo(bad[d.frame], 9.0); }) == d.code);
+    }
 }

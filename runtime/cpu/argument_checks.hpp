@@ -7,8 +7,11 @@
 
 namespace bslz4::detail {
 
-// from_buffer: as many offsets as lengths, every chunk inside the buffer (an error names the
-// first frame that is not).
+// from_buffer: as many offsets as lengths (else the call as a whole is wrong).
+void check_buffer_counts(const std::vector<std::uint64_t>& offsets, const std::vector<std::uint64_t>& lengths);
+// from_buffer's chunk at [offset, offset + length) of base, refused unless it lies inside.
+ByteView chunk_in_buffer(ByteView base, std::uint64_t offset, std::uint64_t length);
+// Both, for every frame before any is decoded (an error names the first frame outside).
 void check_buffer_ranges(ByteView base, const std::vector<std::uint64_t>& offsets,
                          const std::vector<std::uint64_t>& lengths);
 

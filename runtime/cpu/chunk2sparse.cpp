@@ -25,29 +25,32 @@ SparseFrame Chunk2Sparse::operator()(ByteView chunk, double cut) {
     try {
         n = s.list_chunk(chunk, cut, v, idx, 0);
     } catch (const std::exception& e) {
-        throw Error(detail::frame_error(0, e));
+        throw detail::frame_error(0, e);
     }
     return {n, v, idx, s.type};
 }
 
 SparseBatch Chunk2Sparse::multi(const std::vector<ByteView>& chunks, double cut) {
-    return state_->run_batch(chunks.size(), [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
-        return state_->list_chunk(chunks[f], cut, v, idx, w);
-    });
+    return state_->run_batch(chunks.size(), state_->options.on_error,
+                             [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
+                                 return state_->list_chunk(chunks[f], cut, v, idx, w);
+                             });
 }
 
 SparseBatch Chunk2Sparse::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                       const std::vector<std::uint64_t>& lengths, double cut) {
-    detail::check_buffer_ranges(base, offsets, lengths);
-    return state_->run_batch(offsets.size(), [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
-        return state_->list_chunk(ByteView(base.data + offsets[f], lengths[f]), cut, v, idx, w);
-    });
+    detail::check_buffer_counts(offsets, lengths);
+    return state_->run_batch(
+        offsets.size(), state_->options.on_error, [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
+            return state_->list_chunk(detail::chunk_in_buffer(base, offsets[f], lengths[f]), cut, v, idx, w);
+        });
 }
 
 SparseBatch Chunk2Sparse::from_frames(const std::vector<ByteView>& frames, double cut) {
-    return state_->run_batch(frames.size(), [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
-        return state_->list_dense(frames[f], cut, v, idx, w);
-    });
+    return state_->run_batch(frames.size(), state_->options.on_error,
+                             [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
+                                 return state_->list_dense(frames[f], cut, v, idx, w);
+                             });
 }
 
 CooFrame Chunk2Sparse::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->nj); }

@@ -54,13 +54,14 @@ public:
         }
     }
 
-    // Runs `list` (engine.list_chunk or list_dense) for each frame with its powder row.
+    // Runs `list` (engine.list_chunk or list_dense) for each frame with its powder row; a bad
+    // frame reported (OnError::report) keeps a zero row, whatever it had summed.
     template <class ListFrame>
-    IntegratedBatch run(std::size_t nframes, ListFrame&& list) {
+    IntegratedBatch run(std::size_t nframes, OnError on_error, ListFrame&& list) {
         const std::size_t asize = accumulator_size(acc);
         std::uint8_t* rows = powder.reserve(nframes * bins * asize);
         std::memset(rows, 0, nframes * bins * asize);
-        const SparseBatch sparse = engine.run_batch(nframes, [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
+        const auto list_frame = [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
             return visit_accumulator([&](auto zero) {
                 using A = decltype(zero);
                 A* row = reinterpret_cast<A*>(rows) + f * bins;
@@ -68,7 +69,9 @@ public:
                     integrate(row, first, px, n);
                 });
             });
-        });
+        };
+        const auto forget_frame = [&](std::size_t f) { std::memset(rows + f * bins * asize, 0, bins * asize); };
+        const SparseBatch sparse = engine.run_batch(nframes, on_error, list_frame, forget_frame);
         return {sparse, {nframes, bins, acc, rows, scale}};
     }
 
@@ -105,27 +108,35 @@ std::size_t Chunk2SparseCSC::bins() const { return state_->bins; }
 Accumulator Chunk2SparseCSC::acc() const { return state_->acc; }
 
 IntegratedBatch Chunk2SparseCSC::multi(const std::vector<ByteView>& chunks, double cut) {
-    return state_->run(chunks.size(), [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
-        return state_->engine.list_chunk(chunks[f], cut, v, idx, w, each);
-    });
+    return state_->run(chunks.size(), state_->engine.options.on_error,
+                       [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
+                           return state_->engine.list_chunk(chunks[f], cut, v, idx, w, each);
+                       });
 }
 
 IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                              const std::vector<std::uint64_t>& lengths, double cut) {
-    detail::check_buffer_ranges(base, offsets, lengths);
-    return state_->run(offsets.size(), [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
-        return state_->engine.list_chunk(ByteView(base.data + offsets[f], lengths[f]), cut, v, idx, w, each);
-    });
+    detail::check_buffer_counts(offsets, lengths);
+    return state_->run(offsets.size(), state_->engine.options.on_error,
+                       [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
+                           return state_->engine.list_chunk(detail::chunk_in_buffer(base, offsets[f], lengths[f]), cut,
+                                                            v, idx, w, each);
+                       });
 }
 
 IntegratedBatch Chunk2SparseCSC::from_frames(const std::vector<ByteView>& frames, double cut) {
-    return state_->run(frames.size(), [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
-        return state_->engine.list_dense(frames[f], cut, v, idx, w, each);
-    });
+    return state_->run(frames.size(), state_->engine.options.on_error,
+                       [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
+                           return state_->engine.list_dense(frames[f], cut, v, idx, w, each);
+                       });
 }
 
 IntegratedFrame Chunk2SparseCSC::operator()(ByteView chunk, double cut) {
-    const IntegratedBatch b = multi({chunk}, cut);
+    // One frame always throws, whatever options.on_error says for batches.
+    const IntegratedBatch b = state_->run(
+        1, OnError::throw_first, [&](std::size_t, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
+            return state_->engine.list_chunk(chunk, cut, v, idx, w, each);
+        });
     return {b.sparse.frame(0), b.powder};
 }
 

@@ -18,10 +18,13 @@ ChunkDecoder::ChunkDecoder(ByteView chunk, std::size_t elem_size, Codec codec, s
         const std::uint64_t at = layout_.starts[b];
         const ByteView src(chunk_.data + at + kBlockHeaderBytes, load_be32(chunk_.data + at));
         const std::uint64_t bytes = std::uint64_t{layout_.block_elems(b)} * elem_size;
+        // Such a block would fail to decode anyway: it gets the code its decoding would.
         if (bytes > max_decoded_bytes(codec, src))
-            throw Error("block " + std::to_string(b) + " of " + std::to_string(layout_.n_blocks()) + ": a " +
-                        codec_name(codec) + " block of " + std::to_string(src.size) + " bytes cannot decode to the " +
-                        std::to_string(bytes) + " bytes the header implies" + wrong_codec_hint(codec, src));
+            throw Error(codec == Codec::lz4 ? ErrorCode::bad_lz4_sequence : ErrorCode::bad_zstd_frame,
+                        "block " + std::to_string(b) + " of " + std::to_string(layout_.n_blocks()) + ": a " +
+                            codec_name(codec) + " block of " + std::to_string(src.size) +
+                            " bytes cannot decode to the " + std::to_string(bytes) + " bytes the header implies" +
+                            wrong_codec_hint(codec, src));
     }
 }
 
@@ -35,8 +38,9 @@ void ChunkDecoder::decode_block(std::size_t b, BlockScratch& scratch, std::uint8
     try {
         decompress_block(codec_, src, scratch.planes.data(), bytes);
     } catch (const Error& e) {
-        throw Error("block " + std::to_string(b) + " of " + std::to_string(layout_.n_blocks()) + " (chunk offset " +
-                    std::to_string(at) + "): " + e.what() + wrong_codec_hint(codec_, src));
+        throw Error(e.code(), "block " + std::to_string(b) + " of " + std::to_string(layout_.n_blocks()) +
+                                  " (chunk offset " + std::to_string(at) + "): " + e.what() +
+                                  wrong_codec_hint(codec_, src));
     }
     bit_unshuffle(scratch.planes.data(), dst, n, es, scratch.rows.data());
 }

@@ -20,23 +20,25 @@ std::size_t default_block_elems(std::size_t elem_size) {
 
 ChunkHeader parse_chunk_header(ByteView chunk, std::size_t elem_size) {
     if (elem_size == 0 || elem_size > 16)
-        throw Error("element size " + str(elem_size) + " is not supported (1 to 16 bytes)");
-    if (chunk.size == 0) throw Error("empty chunk (no bitshuffle header)");
+        throw Error(ErrorCode::bad_argument, "element size " + str(elem_size) + " is not supported (1 to 16 bytes)");
+    if (chunk.size == 0) throw Error(ErrorCode::truncated_chunk, "empty chunk (no bitshuffle header)");
     if (chunk.size < kChunkHeaderBytes)
-        throw Error("chunk of " + str(chunk.size) + " bytes is shorter than the 12-byte bitshuffle header");
+        throw Error(ErrorCode::truncated_chunk,
+                    "chunk of " + str(chunk.size) + " bytes is shorter than the 12-byte bitshuffle header");
     ChunkHeader h;
     h.elem_size = elem_size;
     h.decoded_bytes = detail::load_be64(chunk.data);
     h.block_bytes_field = detail::load_be32(chunk.data + 8);
     if (h.decoded_bytes % elem_size != 0)
-        throw Error("header's decoded size " + str(h.decoded_bytes) + " bytes is not a multiple of the element size " +
-                    str(elem_size));
+        throw Error(ErrorCode::bad_header, "header's decoded size " + str(h.decoded_bytes) +
+                                               " bytes is not a multiple of the element size " + str(elem_size));
     if (h.block_bytes_field == 0) {
         h.block_elems = default_block_elems(elem_size);
     } else {
         if (h.block_bytes_field % (kBitshuffleGroup * elem_size) != 0)
-            throw Error("header's block size " + str(h.block_bytes_field) + " bytes is not a multiple of 8 x " +
-                        str(elem_size) + "-byte elements");
+            throw Error(ErrorCode::bad_header, "header's block size " + str(h.block_bytes_field) +
+                                                   " bytes is not a multiple of 8 x " + str(elem_size) +
+                                                   "-byte elements");
         h.block_elems = h.block_bytes_field / elem_size;
     }
     return h;
@@ -47,8 +49,9 @@ BlockLayout block_starts(ByteView chunk, std::size_t elem_size, std::uint64_t ex
     layout.header = parse_chunk_header(chunk, elem_size);
     const ChunkHeader& h = layout.header;
     if (expected_bytes != 0 && h.decoded_bytes != expected_bytes)
-        throw Error("header's decoded size " + str(h.decoded_bytes) + " bytes is not the frame size " +
-                    str(expected_bytes) + " bytes");
+        throw Error(ErrorCode::wrong_decoded_size, "header's decoded size " + str(h.decoded_bytes) +
+                                                       " bytes is not the frame size " + str(expected_bytes) +
+                                                       " bytes");
     // Every block takes at least its 4-byte length and one byte of data, so a header claiming
     // more blocks than the chunk can hold is refused before anything is allocated.
     const std::uint64_t n = h.decoded_bytes / elem_size;
@@ -57,19 +60,21 @@ BlockLayout block_starts(ByteView chunk, std::size_t elem_size, std::uint64_t ex
     const std::uint64_t last = shuffled % h.block_elems;
     const std::uint64_t nblocks = full_blocks + (last ? 1 : 0);
     if (nblocks > (chunk.size - kChunkHeaderBytes) / (kBlockHeaderBytes + 1))
-        throw Error("header claims " + str(h.decoded_bytes) + " bytes in " + str(nblocks) + " blocks, more than a " +
-                    str(chunk.size) + "-byte chunk can hold");
+        throw Error(ErrorCode::bad_header, "header claims " + str(h.decoded_bytes) + " bytes in " + str(nblocks) +
+                                               " blocks, more than a " + str(chunk.size) + "-byte chunk can hold");
     layout.starts.reserve(static_cast<std::size_t>(nblocks));
     layout.last_block_elems = static_cast<std::size_t>(last ? last : full_blocks ? h.block_elems : 0);
     std::uint64_t pos = kChunkHeaderBytes;
     for (std::uint64_t b = 0; b < nblocks; ++b) {
         if (chunk.size - pos < kBlockHeaderBytes)
-            throw Error("chunk truncated: block " + str(b) + " of " + str(nblocks) + " needs its 4-byte length at offset " +
-                        str(pos) + ", chunk ends at " + str(chunk.size));
+            throw Error(ErrorCode::truncated_chunk, "chunk truncated: block " + str(b) + " of " + str(nblocks) +
+                                                        " needs its 4-byte length at offset " + str(pos) +
+                                                        ", chunk ends at " + str(chunk.size));
         const std::uint32_t len = detail::load_be32(chunk.data + pos);
         if (len > chunk.size - pos - kBlockHeaderBytes)
-            throw Error("block " + str(b) + " of " + str(nblocks) + " at offset " + str(pos) + " claims " + str(len) +
-                        " compressed bytes, past the end of the " + str(chunk.size) + "-byte chunk");
+            throw Error(ErrorCode::bad_block_length,
+                        "block " + str(b) + " of " + str(nblocks) + " at offset " + str(pos) + " claims " + str(len) +
+                            " compressed bytes, past the end of the " + str(chunk.size) + "-byte chunk");
         layout.starts.push_back(pos);
         pos += kBlockHeaderBytes + len;
     }
@@ -78,11 +83,13 @@ BlockLayout block_starts(ByteView chunk, std::size_t elem_size, std::uint64_t ex
     const std::uint64_t tail_bytes = layout.tail_elems * elem_size;
     const std::uint64_t left = chunk.size - pos;
     if (left < tail_bytes)
-        throw Error("chunk truncated: the last " + str(layout.tail_elems) + " raw elements need " + str(tail_bytes) +
-                    " bytes at offset " + str(pos) + ", only " + str(left) + " left");
+        throw Error(ErrorCode::truncated_chunk, "chunk truncated: the last " + str(layout.tail_elems) +
+                                                    " raw elements need " + str(tail_bytes) + " bytes at offset " +
+                                                    str(pos) + ", only " + str(left) + " left");
     if (left > tail_bytes)
-        throw Error(str(left - tail_bytes) + " bytes left over after the last block (chunk of " + str(chunk.size) +
-                    " bytes, data ends at " + str(pos + tail_bytes) + ")");
+        throw Error(ErrorCode::bad_block_length,
+                    str(left - tail_bytes) + " bytes left over after the last block (chunk of " + str(chunk.size) +
+                        " bytes, data ends at " + str(pos + tail_bytes) + ")");
     return layout;
 }
 

@@ -10,8 +10,9 @@ namespace bslz4 {
 namespace {
 void decode_all(const detail::ChunkDecoder& decoder, std::size_t elem_size, std::uint8_t* out, std::size_t out_bytes) {
     if (decoder.layout().header.decoded_bytes != out_bytes)
-        throw Error("chunk decodes to " + std::to_string(decoder.layout().header.decoded_bytes) +
-                    " bytes but the output holds " + std::to_string(out_bytes));
+        throw Error(ErrorCode::wrong_decoded_size, "chunk decodes to " +
+                                                       std::to_string(decoder.layout().header.decoded_bytes) +
+                                                       " bytes but the output holds " + std::to_string(out_bytes));
     detail::BlockScratch scratch;
     for (std::size_t b = 0; b < decoder.layout().n_blocks(); ++b)
         decoder.decode_block(b, scratch, out + decoder.block_first(b) * elem_size);

@@ -13,19 +13,22 @@ namespace bslz4 {
 
 std::vector<std::uint8_t> encode_chunk(ByteView raw, std::size_t elem_size, const EncodeOptions& options) {
     if (elem_size == 0 || elem_size > 16)
-        throw Error("element size " + std::to_string(elem_size) + " is not supported (1 to 16 bytes)");
+        throw Error(ErrorCode::bad_argument,
+                    "element size " + std::to_string(elem_size) + " is not supported (1 to 16 bytes)");
     if (raw.size % elem_size != 0)
-        throw Error("input of " + std::to_string(raw.size) + " bytes is not a whole number of " +
-                    std::to_string(elem_size) + "-byte elements");
+        throw Error(ErrorCode::bad_argument, "input of " + std::to_string(raw.size) +
+                                                 " bytes is not a whole number of " + std::to_string(elem_size) +
+                                                 "-byte elements");
     std::size_t block_elems = default_block_elems(elem_size);
     if (options.block_bytes != 0) {
         if (options.block_bytes % (kBitshuffleGroup * elem_size) != 0)
-            throw Error("block size " + std::to_string(options.block_bytes) + " bytes is not a multiple of 8 x " +
-                        std::to_string(elem_size) + "-byte elements");
+            throw Error(ErrorCode::bad_argument, "block size " + std::to_string(options.block_bytes) +
+                                                     " bytes is not a multiple of 8 x " + std::to_string(elem_size) +
+                                                     "-byte elements");
         block_elems = options.block_bytes / elem_size;
     }
     const std::uint64_t block_field = std::uint64_t{block_elems} * elem_size;
-    if (block_field > 0xFFFFFFFFu) throw Error("block size does not fit the header's 32 bits");
+    if (block_field > 0xFFFFFFFFu) throw Error(ErrorCode::bad_argument, "block size does not fit the header's 32 bits");
 
     const std::size_t n = raw.size / elem_size;
     std::vector<std::uint8_t> out(kChunkHeaderBytes);

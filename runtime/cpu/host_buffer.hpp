@@ -4,7 +4,9 @@
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
-#include <new>
+#include <string>
+
+#include "bslz4/error.hpp"
 
 namespace bslz4::detail {
 
@@ -15,7 +17,9 @@ public:
         if (bytes > capacity_) {
             data_.reset();
             data_.reset(static_cast<std::uint8_t*>(std::malloc(bytes ? bytes : 1)));
-            if (!data_) throw std::bad_alloc();
+            if (!data_)
+                throw Error(ErrorCode::out_of_memory,
+                            "cannot allocate " + std::to_string(bytes) + " bytes of host memory");
             capacity_ = bytes;
         }
         return data_.get();

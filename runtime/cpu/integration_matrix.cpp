@@ -29,9 +29,10 @@ IntegrationMatrix normalise_matrix(const MatrixInput& in) {
     const std::size_t minor = csc ? in.bins : in.pixels;  // what indices name
     const char* major_name = csc ? "pixels" : "bins";
     const char* minor_name = csc ? "bins" : "pixels";
-    if (in.bins == 0 || in.pixels == 0) throw Error("matrix shape " + str(in.bins) + " x " + str(in.pixels) + " is empty");
+    if (in.bins == 0 || in.pixels == 0)
+        throw Error(ErrorCode::bad_matrix, "matrix shape " + str(in.bins) + " x " + str(in.pixels) + " is empty");
     if (in.pixels > 0xFFFFFFFFull || in.data_size > 0xFFFFFFFFull)
-        throw Error("matrix too large for 32-bit indices");
+        throw Error(ErrorCode::bad_matrix, "matrix too large for 32-bit indices");
     if (in.indptr_size != major + 1) {
         // Name the layout and shape given: a file's layout may have been guessed from this very
         // length, so say when it is the other layout's.
@@ -40,24 +41,28 @@ IntegrationMatrix normalise_matrix(const MatrixInput& in) {
                           str(major + 1) + " expected (one per " + (csc ? "pixel" : "bin") + ", and the end)";
         if (in.indptr_size == minor + 1)
             why += "; " + str(in.indptr_size) + " = " + minor_name + " + 1 is a " + (csc ? "csr" : "csc") + " matrix's indptr";
-        throw Error(why);
+        throw Error(ErrorCode::bad_matrix, why);
     }
     if (in.indices_size != in.data_size)
-        throw Error("matrix has " + str(in.data_size) + " weights but " + str(in.indices_size) + " indices");
-    if ((in.data_size && (!in.data || !in.indices)) || !in.indptr) throw Error("matrix array missing (null pointer)");
-    if (index_at(in.indptr, in.index_type, 0) != 0) throw Error("matrix indptr[0] is not 0");
+        throw Error(ErrorCode::bad_matrix,
+                    "matrix has " + str(in.data_size) + " weights but " + str(in.indices_size) + " indices");
+    if ((in.data_size && (!in.data || !in.indices)) || !in.indptr)
+        throw Error(ErrorCode::bad_matrix, "matrix array missing (null pointer)");
+    if (index_at(in.indptr, in.index_type, 0) != 0) throw Error(ErrorCode::bad_matrix, "matrix indptr[0] is not 0");
     for (std::size_t m = 0; m < major; ++m) {
         const std::int64_t a = index_at(in.indptr, in.index_type, m), b = index_at(in.indptr, in.index_type, m + 1);
-        if (b < a) throw Error("matrix indptr decreases at entry " + str(m + 1));
+        if (b < a) throw Error(ErrorCode::bad_matrix, "matrix indptr decreases at entry " + str(m + 1));
     }
     if (static_cast<std::size_t>(index_at(in.indptr, in.index_type, major)) != in.data_size)
-        throw Error("matrix indptr ends at " + str(static_cast<std::uint64_t>(index_at(in.indptr, in.index_type, major))) +
-                    ", not at the " + str(in.data_size) + " weights");
+        throw Error(ErrorCode::bad_matrix,
+                    "matrix indptr ends at " +
+                        str(static_cast<std::uint64_t>(index_at(in.indptr, in.index_type, major))) + ", not at the " +
+                        str(in.data_size) + " weights");
     for (std::size_t k = 0; k < in.data_size; ++k) {
         const std::int64_t i = index_at(in.indices, in.index_type, k);
         if (i < 0 || static_cast<std::size_t>(i) >= minor)
-            throw Error("matrix index " + std::to_string(i) + " at entry " + str(k) + " is outside 0.." +
-                        str(minor - 1) + " (" + minor_name + ")");
+            throw Error(ErrorCode::bad_matrix, "matrix index " + std::to_string(i) + " at entry " + str(k) +
+                                                   " is outside 0.." + str(minor - 1) + " (" + minor_name + ")");
     }
 
     // (bin, pixel, weight) triples, sorted, duplicates merged.
@@ -94,7 +99,7 @@ IntegrationMatrix normalise_matrix(const MatrixInput& in) {
 
 IntegrationMatrix fold_mask(const IntegrationMatrix& m, ByteView mask) {
     if (mask.size != m.pixels)
-        throw Error("mask has " + str(mask.size) + " pixels, the matrix " + str(m.pixels));
+        throw Error(ErrorCode::bad_argument, "mask has " + str(mask.size) + " pixels, the matrix " + str(m.pixels));
     IntegrationMatrix out;
     out.bins = m.bins;
     out.pixels = m.pixels;
@@ -113,11 +118,15 @@ IntegrationMatrix fold_mask(const IntegrationMatrix& m, ByteView mask) {
 }
 
 IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& m, PixelType type, int weight_bits) {
-    if (weight_bits < 2 || weight_bits > 31) throw Error("fixed-point weights take 2 to 31 bits, not " + std::to_string(weight_bits));
+    if (weight_bits < 2 || weight_bits > 31)
+        throw Error(ErrorCode::bad_argument,
+                    "fixed-point weights take 2 to 31 bits, not " + std::to_string(weight_bits));
     const std::uint64_t limit = detail::fixed_weight_sum_limit(type);
     float top = 0;
     for (float w : m.weight) {
-        if (!std::isfinite(w)) throw Error("matrix weight is not finite: a fixed-point matrix needs finite weights");
+        if (!std::isfinite(w))
+            throw Error(ErrorCode::bad_matrix,
+                        "matrix weight is not finite: a fixed-point matrix needs finite weights");
         top = std::max(top, std::fabs(w));
     }
     int exponent = 0;
@@ -160,7 +169,7 @@ IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& m, PixelType type,
             << heavy_sum << ", the largest |w| " << top << ") need a fixed-point scale of 2^" << scale_log2
             << " to keep every int64 sum exact, which leaves the largest weight " << kept_bits
             << " bits, fewer than the " << std::min(weight_bits, kMinFixedPointBits) << " needed; use acc f64";
-        throw Error(why.str());
+        throw Error(ErrorCode::bad_matrix, why.str());
     }
     return out;
 }

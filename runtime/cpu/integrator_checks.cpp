@@ -27,7 +27,7 @@ void check_matrix_form(const IntegrationMatrix& m) {
               (!m.fixed_point() || m.fixed_weight.size() == nnz) && m.row_start.front() == 0 && m.row_start.back() == nnz;
     for (std::size_t b = 0; ok && b < m.bins; ++b) ok = m.row_start[b] <= m.row_start[b + 1];
     for (std::size_t k = 0; ok && k < nnz; ++k) ok = m.pixel[k] < m.pixels;
-    if (!ok) throw Error("matrix is not in normalise_matrix's form");
+    if (!ok) throw Error(ErrorCode::bad_matrix, "matrix is not in normalise_matrix's form");
 }
 
 }  // namespace
@@ -36,12 +36,15 @@ std::uint64_t fixed_weight_sum_limit(PixelType type) {
     return visit_pixel_type(type, [&](auto zero) -> std::uint64_t {
         using T = decltype(zero);
         if constexpr (std::is_floating_point<T>::value) {
-            throw Error(std::string("acc i64 needs integer pixels, not ") + pixel_type_name(type));
+            throw Error(ErrorCode::bad_argument,
+                        std::string("acc i64 needs integer pixels, not ") + pixel_type_name(type));
         } else {
             if (sizeof(T) == 8)
-                throw Error(std::string("acc i64 cannot sum ") + pixel_type_name(type) + " pixels exactly: a pixel can reach " +
-                            (std::is_signed<T>::value ? "-" : "") + std::to_string(largest_magnitude<T>()) +
-                            ", so one pixel times a fixed-point weight can pass int64; use acc f64");
+                throw Error(ErrorCode::bad_argument,
+                            std::string("acc i64 cannot sum ") + pixel_type_name(type) +
+                                " pixels exactly: a pixel can reach " + (std::is_signed<T>::value ? "-" : "") +
+                                std::to_string(largest_magnitude<T>()) +
+                                ", so one pixel times a fixed-point weight can pass int64; use acc f64");
             return static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / largest_magnitude<T>();
         }
     });
@@ -61,24 +64,27 @@ HeaviestBin heaviest_fixed_bin(const IntegrationMatrix& m) {
 
 void check_integrator(const IntegrationMatrix& matrix, std::size_t ni, std::size_t nj, PixelType type, Accumulator acc) {
     if (matrix.pixels != ni * nj)
-        throw Error("matrix has " + std::to_string(matrix.pixels) + " pixels, the frame " + std::to_string(ni) + " x " +
-            std::to_string(nj) + " has " + std::to_string(ni * nj));
+        throw Error(ErrorCode::bad_matrix, "matrix has " + std::to_string(matrix.pixels) + " pixels, the frame " +
+                                               std::to_string(ni) + " x " + std::to_string(nj) + " has " +
+                                               std::to_string(ni * nj));
     check_matrix_form(matrix);
     if (acc == Accumulator::i64 && !matrix.fixed_point())
-        throw Error("acc i64 sums a fixed_point_matrix; this matrix has float weights");
+        throw Error(ErrorCode::bad_matrix, "acc i64 sums a fixed_point_matrix; this matrix has float weights");
     if (acc != Accumulator::i64 && matrix.fixed_point())
-        throw Error(std::string("a fixed_point_matrix is summed with acc i64, not ") + accumulator_name(acc));
+        throw Error(ErrorCode::bad_matrix,
+                    std::string("a fixed_point_matrix is summed with acc i64, not ") + accumulator_name(acc));
     if (acc == Accumulator::i64) {
         // Every partial sum of a bin (in any order, as the GPU's tree takes them) is bounded by
         // the bin's sum of |weight| x |pixel|, so this bound keeps every sum exact.
         const std::uint64_t limit = fixed_weight_sum_limit(type);
         const HeaviestBin heaviest = heaviest_fixed_bin(matrix);
         if (heaviest.weight_sum > limit)
-            throw Error("this fixed-point matrix can overflow int64 with " + std::string(pixel_type_name(type)) +
-                        " pixels: bin " + std::to_string(heaviest.bin) + "'s fixed weights sum to " +
-                        std::to_string(heaviest.weight_sum) + ", more than the " + std::to_string(limit) +
-                        " such pixels allow; make it with fixed_point_matrix(matrix, PixelType::" +
-                        pixel_type_name(type) + ")");
+            throw Error(ErrorCode::bad_matrix,
+                        "this fixed-point matrix can overflow int64 with " + std::string(pixel_type_name(type)) +
+                            " pixels: bin " + std::to_string(heaviest.bin) + "'s fixed weights sum to " +
+                            std::to_string(heaviest.weight_sum) + ", more than the " + std::to_string(limit) +
+                            " such pixels allow; make it with fixed_point_matrix(matrix, PixelType::" +
+                            pixel_type_name(type) + ")");
     }
 }
 

@@ -257,17 +257,19 @@ std::string explain_lz4_failure(ByteView src, std::size_t expected) {
 
 void decompress_lz4(ByteView src, std::uint8_t* dst, std::size_t expected) {
     if (decode_lz4_block(src.data, src.size, dst, expected)) return;
-    throw Error(explain_lz4_failure(src, expected));
+    throw Error(ErrorCode::bad_lz4_sequence, explain_lz4_failure(src, expected));
 }
 
 void compress_lz4(const std::uint8_t* src, std::size_t n, std::vector<std::uint8_t>& out) {
-    if (n > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE)) throw Error("block too large for LZ4: " + str(n) + " bytes");
+    if (n > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE))
+        throw Error(ErrorCode::bad_argument, "block too large for LZ4: " + str(n) + " bytes");
     const int bound = LZ4_compressBound(static_cast<int>(n));
     const std::size_t at = out.size();
     out.resize(at + static_cast<std::size_t>(bound));
     const int got = LZ4_compress_default(reinterpret_cast<const char*>(src), reinterpret_cast<char*>(out.data() + at),
                                          static_cast<int>(n), bound);
-    if (got <= 0) throw Error("LZ4_compress_default failed on a block of " + str(n) + " bytes");
+    if (got <= 0)
+        throw Error(ErrorCode::bad_argument, "LZ4_compress_default failed on a block of " + str(n) + " bytes");
     out.resize(at + static_cast<std::size_t>(got));
 }
 

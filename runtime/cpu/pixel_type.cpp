@@ -33,7 +33,8 @@ const char* pixel_type_name(PixelType t) {
 PixelType parse_pixel_type(const std::string& name) {
     for (PixelType t : kAllTypes)
         if (name == pixel_type_name(t)) return t;
-    throw Error("unknown pixel type '" + name + "' (expected one of u8 u16 u32 u64 i8 i16 i32 i64 f32 f64)");
+    throw Error(ErrorCode::bad_argument,
+                "unknown pixel type '" + name + "' (expected one of u8 u16 u32 u64 i8 i16 i32 i64 f32 f64)");
 }
 
 const char* codec_name(Codec c) { return c == Codec::lz4 ? "lz4" : "zstd"; }
@@ -41,7 +42,7 @@ const char* codec_name(Codec c) { return c == Codec::lz4 ? "lz4" : "zstd"; }
 Codec parse_codec(const std::string& name) {
     if (name == "lz4") return Codec::lz4;
     if (name == "zstd") return Codec::zstd;
-    throw Error("unknown codec '" + name + "' (expected lz4 or zstd)");
+    throw Error(ErrorCode::bad_argument, "unknown codec '" + name + "' (expected lz4 or zstd)");
 }
 
 }  // namespace bslz4

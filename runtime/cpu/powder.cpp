@@ -14,15 +14,15 @@ const char* accumulator_name(Accumulator a) {
 Accumulator parse_accumulator(const std::string& name) {
     for (Accumulator a : {Accumulator::f64, Accumulator::f32, Accumulator::i64})
         if (name == accumulator_name(a)) return a;
-    throw Error("unknown accumulator '" + name + "' (expected f64, f32 or i64)");
+    throw Error(ErrorCode::bad_argument, "unknown accumulator '" + name + "' (expected f64, f32 or i64)");
 }
 
 std::size_t accumulator_size(Accumulator a) { return a == Accumulator::f32 ? 4 : 8; }
 
 double Powder::value(std::size_t f, std::size_t b) const {
     if (f >= nframes || b >= bins)
-        throw Error("powder index (" + std::to_string(f) + ", " + std::to_string(b) + ") outside " +
-                    std::to_string(nframes) + " x " + std::to_string(bins));
+        throw Error(ErrorCode::bad_argument, "powder index (" + std::to_string(f) + ", " + std::to_string(b) +
+                                                 ") outside " + std::to_string(nframes) + " x " + std::to_string(bins));
     const std::size_t k = f * bins + b;
     switch (acc) {
         case Accumulator::f64: return static_cast<const double*>(data)[k];

@@ -3,7 +3,10 @@
 // never written to memory), and each block is offered to an optional per-block consumer (the
 // integrator). Frames of a batch run on a thread pool, one frame per task.
 #pragma once
+#include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -22,13 +25,24 @@ struct WorkerSpace {
     std::vector<std::uint8_t> block;  // one decoded block
 };
 
-inline std::string frame_error(std::size_t f, const std::exception& e) {
-    return "frame " + std::to_string(f) + ": " + e.what();
+// What a call says about frame f's failure e: e's code (out_of_memory for a std::bad_alloc)
+// and its message after "frame f: ".
+inline Error frame_error(std::size_t f, const std::exception& e) {
+    ErrorCode code = ErrorCode::unspecified;
+    if (const auto* error = dynamic_cast<const Error*>(&e))
+        code = error->code();
+    else if (dynamic_cast<const std::bad_alloc*>(&e))
+        code = ErrorCode::out_of_memory;
+    return Error(code, "frame " + std::to_string(f) + ": " + e.what());
 }
 
 struct NoBlockWork {
     template <class T>
     void operator()(std::size_t, const T*, std::size_t, unsigned) const {}
+};
+
+struct NoFrameWork {
+    void operator()(std::size_t) const {}
 };
 
 class SparseEngine {
@@ -43,6 +57,9 @@ public:
     // Results of the last call (views handed out point here).
     HostBuffer values, indices;
     std::vector<std::size_t> npixels;
+    std::vector<ErrorCode> codes;
+    std::vector<FrameError> bad;
+    std::mutex bad_mutex;
 
     SparseEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o)
         : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o), pool(o.threads) {
@@ -78,7 +95,8 @@ public:
     std::size_t list_dense(ByteView frame, double cut, std::uint8_t* out_v, std::uint32_t* out_i, unsigned worker,
                            EachBlock&& each_block = {}) {
         if (frame.size != npix * bpp)
-            throw Error("dense frame has " + std::to_string(frame.size) + " bytes, expected " + std::to_string(npix * bpp));
+            throw Error(ErrorCode::bad_argument, "dense frame has " + std::to_string(frame.size) + " bytes, expected " +
+                                                     std::to_string(npix * bpp));
         return visit_pixel_type(type, [&](auto zero) {
             using T = decltype(zero);
             // The frame may be unaligned: list it in aligned pieces through a copy.
@@ -97,19 +115,34 @@ public:
         });
     }
 
-    template <class ListFrame>
-    SparseBatch run_batch(std::size_t nframes, ListFrame&& list_frame) {
+    // Runs list_frame(f, values row, indices row, worker) for every frame on the pool. A frame
+    // that throws: with OnError::throw_first the call throws its frame_error (the first such
+    // frame's); with OnError::report (unless memory ran out, which is no fault of the frame's)
+    // the frame gets 0 pixels, forget_frame(f) clears what else it left (a powder row), and its
+    // code and message go in the batch.
+    template <class ListFrame, class ForgetFrame = NoFrameWork>
+    SparseBatch run_batch(std::size_t nframes, OnError on_error, ListFrame&& list_frame,
+                          ForgetFrame&& forget_frame = {}) {
         npixels.assign(nframes, 0);
+        codes.assign(nframes, ErrorCode::ok);
+        bad.clear();
         std::uint8_t* v = values.reserve(nframes * npix * bpp);
         auto* idx = reinterpret_cast<std::uint32_t*>(indices.reserve(nframes * npix * sizeof(std::uint32_t)));
         pool.run(nframes, [&](std::size_t f, unsigned worker) {
             try {
                 npixels[f] = list_frame(f, v + f * npix * bpp, idx + f * npix, worker);
             } catch (const std::exception& e) {
-                throw Error(frame_error(f, e));
+                Error error = frame_error(f, e);
+                if (on_error == OnError::throw_first || error.code() == ErrorCode::out_of_memory) throw error;
+                npixels[f] = 0;
+                forget_frame(f);
+                codes[f] = error.code();
+                const std::lock_guard<std::mutex> lock(bad_mutex);
+                bad.push_back({f, error.code(), error.what()});
             }
         });
-        return {nframes, npix, npixels.data(), v, idx, type};
+        std::sort(bad.begin(), bad.end(), [](const FrameError& a, const FrameError& b) { return a.frame < b.frame; });
+        return {nframes, npix, npixels.data(), v, idx, type, codes.data(), bad.data(), bad.size()};
     }
 };
 

@@ -29,7 +29,7 @@ ProfileShape shape_of(SyntheticProfile profile) {
         case SyntheticProfile::sparse: return {0.01, 0.03, 50};
         case SyntheticProfile::very_sparse: return {0.0003, 0.0012, 10};
     }
-    throw Error("unknown synthetic profile");
+    throw Error(ErrorCode::bad_argument, "unknown synthetic profile");
 }
 
 bool in_gap(std::size_t i, std::size_t j) {
@@ -80,7 +80,7 @@ const char* synthetic_profile_name(SyntheticProfile profile) {
         case SyntheticProfile::sparse: return "sparse";
         case SyntheticProfile::very_sparse: return "very-sparse";
     }
-    throw Error("unknown synthetic profile");
+    throw Error(ErrorCode::bad_argument, "unknown synthetic profile");
 }
 
 std::vector<std::uint8_t> synthetic_eiger_frame(std::size_t ni, std::size_t nj, PixelType type, std::uint64_t index,

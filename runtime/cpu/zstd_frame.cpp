@@ -1,4 +1,5 @@
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <string>
@@ -22,13 +23,14 @@ std::uint64_t max_decoded_zstd(ByteView src) {
 void decompress_zstd(ByteView src, std::uint8_t* dst, std::size_t expected) {
     const unsigned long long recorded = ZSTD_getFrameContentSize(src.data, src.size);
     if (recorded != ZSTD_CONTENTSIZE_UNKNOWN && recorded != ZSTD_CONTENTSIZE_ERROR && recorded != expected)
-        throw Error("zstd frame records " + std::to_string(recorded) + " bytes of content, not the block's " +
-                    std::to_string(expected));
+        throw Error(ErrorCode::bad_zstd_frame, "zstd frame records " + std::to_string(recorded) +
+                                                   " bytes of content, not the block's " + std::to_string(expected));
     const std::size_t got = ZSTD_decompress(dst, expected, src.data, src.size);
-    if (ZSTD_isError(got)) throw Error(std::string("zstd frame fails to decode: ") + ZSTD_getErrorName(got));
+    if (ZSTD_isError(got))
+        throw Error(ErrorCode::bad_zstd_frame, std::string("zstd frame fails to decode: ") + ZSTD_getErrorName(got));
     if (got != expected)
-        throw Error("zstd frame decodes to " + std::to_string(got) + " bytes, fewer than the " + std::to_string(expected) +
-                    " expected");
+        throw Error(ErrorCode::bad_zstd_frame, "zstd frame decodes to " + std::to_string(got) +
+                                                   " bytes, fewer than the " + std::to_string(expected) + " expected");
 }
 
 void compress_zstd(const std::uint8_t* src, std::size_t n, int level, std::vector<std::uint8_t>& out) {
@@ -36,7 +38,10 @@ void compress_zstd(const std::uint8_t* src, std::size_t n, int level, std::vecto
     const std::size_t at = out.size();
     out.resize(at + bound);
     const std::size_t got = ZSTD_compress(out.data() + at, bound, src, n, level);
-    if (ZSTD_isError(got)) throw Error(std::string("ZSTD_compress failed: ") + ZSTD_getErrorName(got));
+    if (ZSTD_isError(got))
+        throw Error(
+            ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation ? ErrorCode::out_of_memory : ErrorCode::bad_argument,
+            std::string("ZSTD_compress failed: ") + ZSTD_getErrorName(got));
     out.resize(at + got);
 }
 

@@ -8,6 +8,7 @@
 #include "bslz4/decode.hpp"
 #include "bslz4/encode.hpp"
 #include "bslz4/error.hpp"
+#include "bslz4/frame_status.hpp"
 #include "bslz4/integration_matrix.hpp"
 #include "bslz4/pixel_type.hpp"
 #include "bslz4/powder.hpp"

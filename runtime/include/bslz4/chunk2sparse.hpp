@@ -8,6 +8,7 @@
 
 #include "bslz4/byte_view.hpp"
 #include "bslz4/codec.hpp"
+#include "bslz4/frame_status.hpp"
 #include "bslz4/pixel_type.hpp"
 #include "bslz4/sparse_result.hpp"
 
@@ -20,6 +21,9 @@ class SparseEngine;
 struct Chunk2SparseOptions {
     Codec codec = Codec::lz4;
     unsigned threads = 0;  // frames decoded at once by multi / from_buffer; 0: all cores
+    // A bad frame in multi / from_buffer / from_frames: throw (default) or report it in the
+    // batch and return the others. operator() and coo always throw.
+    OnError on_error = OnError::throw_first;
 };
 
 class Chunk2Sparse {
@@ -32,7 +36,9 @@ public:
     Chunk2Sparse& operator=(Chunk2Sparse&&) noexcept;
 
     // A pixel is listed when mask != 0 and value > cut (exactly; NaN never).
+    // Single frames: a bad chunk always throws, its message starting "frame 0: ".
     SparseFrame operator()(ByteView chunk, double cut);
+    // Batches: a bad frame throws, or is reported in the batch (options.on_error).
     SparseBatch multi(const std::vector<ByteView>& chunks, double cut);
     SparseBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                             const std::vector<std::uint64_t>& lengths, double cut);

@@ -31,7 +31,7 @@ decltype(auto) visit_pixel_type(PixelType t, F&& f) {
         case PixelType::f32: return f(float{});
         case PixelType::f64: return f(double{});
     }
-    throw Error("unknown pixel type");
+    throw Error(ErrorCode::bad_argument, "unknown pixel type");
 }
 
 template <class T> constexpr PixelType pixel_type_of();

@@ -32,7 +32,8 @@ struct Powder {
 
     template <class T>
     const T* as() const {
-        if (accumulator_of<T>() != acc) throw Error(std::string("powder is ") + accumulator_name(acc));
+        if (accumulator_of<T>() != acc)
+            throw Error(ErrorCode::bad_argument, std::string("powder is ") + accumulator_name(acc));
         return static_cast<const T*>(data);
     }
     // Frame f, bin b as a float powder value (i64 divided by powder_scale).

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bslz4/error.hpp"
+#include "bslz4/frame_status.hpp"
 #include "bslz4/pixel_type.hpp"
 
 namespace bslz4 {
@@ -19,7 +20,8 @@ struct SparseFrame {
 
     template <class T>
     const T* values_as() const {
-        if (pixel_type_of<T>() != pixel_type) throw Error(std::string("values are ") + pixel_type_name(pixel_type));
+        if (pixel_type_of<T>() != pixel_type)
+            throw Error(ErrorCode::bad_argument, std::string("values are ") + pixel_type_name(pixel_type));
         return static_cast<const T*>(values);
     }
 };
@@ -32,12 +34,31 @@ struct SparseBatch {
     const void* values = nullptr;
     const std::uint32_t* indices = nullptr;
     PixelType pixel_type = PixelType::u16;
+    // Each frame's status: codes[f] is ErrorCode::ok for a frame listed, else the code of the
+    // fault that made it a bad frame (0 pixels, a zero powder row); bad[0, nbad) are the bad
+    // frames in frame order with their messages. Bad frames are reported only with
+    // OnError::report; otherwise the call throws at the first and every frame returned is ok.
+    const ErrorCode* codes = nullptr;
+    const FrameError* bad = nullptr;
+    std::size_t nbad = 0;
+
+    ErrorCode code(std::size_t f) const {
+        check_in_batch(f);
+        return codes ? codes[f] : ErrorCode::ok;
+    }
 
     SparseFrame frame(std::size_t f) const {
-        if (f >= nframes) throw Error("frame " + std::to_string(f) + " of a batch of " + std::to_string(nframes));
+        check_in_batch(f);
         const std::size_t off = f * row_length;
         return {npixels[f], static_cast<const std::uint8_t*>(values) + off * pixel_size(pixel_type),
                 indices + off, pixel_type};
+    }
+
+private:
+    void check_in_batch(std::size_t f) const {
+        if (f >= nframes)
+            throw Error(ErrorCode::bad_argument,
+                        "frame " + std::to_string(f) + " of a batch of " + std::to_string(nframes));
     }
 };
 
@@ -51,7 +72,8 @@ struct CooFrame {
 
     template <class T>
     const T* values_as() const {
-        if (pixel_type_of<T>() != pixel_type) throw Error(std::string("values are ") + pixel_type_name(pixel_type));
+        if (pixel_type_of<T>() != pixel_type)
+            throw Error(ErrorCode::bad_argument, std::string("values are ") + pixel_type_name(pixel_type));
         return reinterpret_cast<const T*>(value_bytes.data());
     }
 };

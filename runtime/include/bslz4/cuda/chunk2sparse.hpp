@@ -11,6 +11,7 @@
 #include "bslz4/byte_view.hpp"
 #include "bslz4/codec.hpp"
 #include "bslz4/cuda/device_array.hpp"
+#include "bslz4/frame_status.hpp"
 #include "bslz4/pixel_type.hpp"
 #include "bslz4/sparse_result.hpp"
 
@@ -35,6 +36,10 @@ struct Chunk2SparseOptions {
     Unblock unblock = Unblock::gpu;
     int device = -1;  // -1: the device of the calling thread's current context, else 0
     Codec codec = Codec::lz4;
+    // A bad frame in multi / from_buffer: throw (default) or report it in the batch and return
+    // the others, as bslz4::Chunk2SparseOptions::on_error (the same codes and messages as the
+    // CPU class). operator() and coo always throw.
+    OnError on_error = OnError::throw_first;
 };
 
 class Chunk2Sparse {
