@@ -76,6 +76,8 @@ int with_1gib_more_address_space(F&& f) {
             code = f();
         } catch (const std::bad_alloc&) {
             code = 97;
+        } catch (const Error& e) {
+            code = e.code() == ErrorCode::out_of_memory ? 97 : 96;
         } catch (...) {
             code = 96;
         }
