@@ -10,6 +10,7 @@
 // is a return value, never a trap.
 #pragma once
 #include "kernel_abi.h"
+#include "shared_memory.cuh"
 
 namespace bslz4_kernels {
 
@@ -32,54 +33,82 @@ __device__ inline unsigned sequence_match(uint2 s) { return s.y >> 16; }
 // A parsing thread's view of its block's input: a window of kWindowLines aligned 16-byte lines
 // in the thread's own slice of shared memory. A read outside the window refills all of it at
 // once, its loads in flight together: the parse is a chain of dependent reads, and one L2 round
-// trip per window (about 10 sequences) costs far less than one per line. A line may reach up to
-// 15 bytes past the block's end; only lines that start inside the block are loaded, and the
-// chunk buffer keeps kChunkPadding spare bytes, so no load leaves it. Bytes past the block's
-// end are never used.
-constexpr unsigned kWindowLines = 8;
+// trip per window (about 20 sequences) costs far less than one per line. The 32 threads of a
+// warp parse 32 blocks in step, so a refill by one thread holds up all 32, and threads that
+// each refill on their own make the warp wait at many steps. So the warp also tops up together
+// (top_up): once any thread nears its window's end, every thread past its window's middle
+// refills in the same step, and the warp waits once for all of them.
+// A line may reach up to 15 bytes past the block's end; only lines that start inside the block
+// are loaded, and the chunk buffer keeps kChunkPadding spare bytes, so no load leaves it. Bytes
+// past the block's end are never used. Positions are 32-bit offsets from the block's first
+// aligned line: the chain of reads is short integer arithmetic, not 64-bit pointer compares.
+constexpr unsigned kWindowLines = 16;
+constexpr unsigned kWindowBytes = 16 * kWindowLines;
+// top_up refills the warp when a thread has fewer bytes than this left in its window: enough
+// for a sequence's token, offset and length bytes after its literals.
+constexpr unsigned kTopUpMargin = 48;
 
 class BlockInput {
 public:
     __device__ BlockInput(const uint8_t* in, unsigned in_len, uint4* window)
-        : in_(in), end_(reinterpret_cast<uintptr_t>(in) + in_len), window_(window) {}
+        : lines_(reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(in) & ~uintptr_t(15))),
+          skew_(unsigned(reinterpret_cast<uintptr_t>(in) & 15u)), end_(skew_ + in_len), window_(window) {}
 
     // Byte i of the block (i < in_len).
     __device__ unsigned byte(unsigned i) {
-        const unsigned at = seek(i, 1);
-        return reinterpret_cast<const uint8_t*>(window_)[at];
+        const unsigned at = skew_ + i;
+        if (at - line0_ >= kWindowBytes) refill(at);  // below the window, the difference wraps
+        return reinterpret_cast<const uint8_t*>(window_)[at - line0_];
     }
 
     // Bytes i .. i + 3 of the block, little-endian (those past its end are not the block's).
     __device__ uint32_t word(unsigned i) {
-        const unsigned at = seek(i, 8);
-        const uint32_t* w = reinterpret_cast<const uint32_t*>(window_) + at / 4;
+        const unsigned at = skew_ + i;
+        if ((at & ~3u) - line0_ > kWindowBytes - 8) refill(at);
+        const uint32_t* w = reinterpret_cast<const uint32_t*>(window_) + ((at & ~3u) - line0_) / 4;
         return __funnelshift_r(w[0], w[1], 8 * (at & 3u));
     }
 
-private:
-    // Where byte i is in the window, after a refill if the `need` bytes from i's aligned word
-    // are not all in it.
-    __device__ unsigned seek(unsigned i, unsigned need) {
-        const uintptr_t a = reinterpret_cast<uintptr_t>(in_ + i);
-        if (a < line0_ || (a & ~uintptr_t(3)) + need > line0_ + 16 * kWindowLines) refill(a & ~uintptr_t(15));
-        return unsigned(a - line0_);
+    // Called by the warp's threads together at a point they reach together, with where each
+    // reads next (at most in_len): refills every thread past its window's middle with input
+    // left, if any such thread has fewer than kTopUpMargin bytes left in its window.
+    __device__ void top_up(unsigned i) {
+        const unsigned at = skew_ + i, used = at - line0_;
+        const bool more = at < end_;
+        if (__any_sync(__activemask(), more && used > kWindowBytes - kTopUpMargin) && more && used > kWindowBytes / 2)
+            refill(at);
     }
 
-    __device__ void refill(uintptr_t line0) {
-        line0_ = line0;
+private:
+    // The window from the line holding offset `at`. From sm_80 the lines are copied into shared
+    // memory without passing through registers (cp.async): a refill of 16 lines in registers
+    // doubled the parse's registers and halved the warps a multiprocessor holds.
+    __device__ void refill(unsigned at) {
+        line0_ = at & ~15u;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        const uint32_t to = shared_address(window_);
+#pragma unroll
+        for (unsigned k = 0; k < kWindowLines; ++k)
+            if (line0_ + 16 * k < end_)
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(to + 16 * k), "l"(lines_ + line0_ + 16 * k)
+                             : "memory");
+        asm volatile("cp.async.wait_all;" ::: "memory");
+#else
         uint4 v[kWindowLines];
 #pragma unroll
         for (unsigned k = 0; k < kWindowLines; ++k)
-            if (line0 + 16 * k < end_) v[k] = __ldg(reinterpret_cast<const uint4*>(line0 + 16 * k));
+            if (line0_ + 16 * k < end_) v[k] = __ldg(reinterpret_cast<const uint4*>(lines_ + line0_ + 16 * k));
 #pragma unroll
         for (unsigned k = 0; k < kWindowLines; ++k)
-            if (line0 + 16 * k < end_) window_[k] = v[k];
+            if (line0_ + 16 * k < end_) window_[k] = v[k];
+#endif
     }
 
-    const uint8_t* in_;
-    uintptr_t end_;
+    const uint8_t* lines_;  // the aligned line holding the block's first byte
+    unsigned skew_;         // the block's first byte in that line
+    unsigned end_;          // offsets below this are the block's (or the line before it)
     uint4* window_;
-    uintptr_t line0_ = ~uintptr_t(0) - 16 * kWindowLines;  // empty: the first read refills
+    unsigned line0_ = 0x80000000u;  // empty: the first read refills
 };
 
 // Asks L2 for the whole block before the dependent reads start: each window refill then
@@ -131,6 +160,7 @@ __device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ block, un
         const unsigned literal_at = ip;
         ip += lit;
         op += lit;
+        in.top_up(ip);
         if (ip == in_len) {  // the last sequence carries literals only
             seq[n++] = make_sequence(literal_at, lit, 0, 0);
             break;
