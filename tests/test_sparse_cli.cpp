@@ -1,21 +1,38 @@
 // `bslz4 sparse` as a user meets it: what -o does to files that exist already (never destroyed,
-// the input never overwritten), and the --matrix file's spec, shape and messages.
+// the input never overwritten), the --matrix file's spec, shape and messages, and --device (the
+// list, no GPU, and the machinery that spreads batches over several GPUs, run here on the CPU).
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "batch_reader.hpp"
 #include "bslz4/bslz4.hpp"
+#include "command_line.hpp"
+#include "device_list.hpp"
 #include "h5_reader.hpp"
+#include "hdf5/chunk_index.hpp"
+#include "hdf5/scan_input.hpp"
+#include "ordered_decoding.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "hdf5/scan_writer.hpp"
 #include "matrix_support.hpp"
 #include "sparse_job.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
+#if BSLZ4_HAVE_CUDA
+#include "bslz4/cuda/device.hpp"
+#endif
 
 using namespace bslz4;
+using bslz4::tool::OutputRows;
 using test::run_tool;
 using test::temp_path;
 
@@ -335,4 +352,153 @@ TEST_CASE("--readers N sets the reading threads: any count gives the same file, 
         CHECK(r.code == 2);
         CHECK_THAT(r.err, Catch::Contains("--readers"));
     }
+}
+
+TEST_CASE("--device takes all, a GPU number or a comma list; anything else is a usage error naming it", "[sparse-cli][device]") {
+    CHECK(tool::parse_device_list("all").all);
+    CHECK(tool::parse_device_list("1").ordinals == std::vector<int>{1});
+    CHECK(tool::parse_device_list("2,0,1").ordinals == std::vector<int>{2, 0, 1});
+    for (const char* bad : {"", "x", "-1", "0,", ",1", "0,,1", "1.5", "0 1", "ALL", "0,0", "99999"})
+        CHECK_THROWS_AS(tool::parse_device_list(bad), tool::UsageError);
+    CHECK_THROWS_WITH(tool::parse_device_list("1,0,1"), Catch::Contains("names GPU 1 twice"));
+    CHECK_THROWS_WITH(tool::parse_device_list("gpu1"),
+                      Catch::Contains("--device 'gpu1': expected all, a GPU number (0, 1, ...) or a comma list such as 0,1"));
+
+    // As the command meets them: refused before anything is read (the input does not exist).
+    const std::string missing = temp_path("cli_device_no_such_scan.h5"), out = temp_path("cli_device_out.h5");
+    for (const char* bad : {"x", "0,,1", "-1", "1,1"}) {
+        const test::ToolResult r = run_tool("sparse " + missing + " -o " + out + " --cut 4 --device " + bad);
+        INFO(bad << ": " << r.err);
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--device '" + std::string(bad) + "'"));
+    }
+    const test::ToolResult both = run_tool("sparse " + missing + " -o " + out + " --cut 4 --cpu --device 0");
+    CHECK(both.code == 2);
+    CHECK_THAT(both.err, Catch::Contains("give --cpu or --device, not both"));
+    const test::ToolResult bench = run_tool("bench --device 0,x");
+    CHECK(bench.code == 2);
+    CHECK_THAT(bench.err, Catch::Contains("--device '0,x'"));
+    CHECK(!file_exists(out));
+}
+
+TEST_CASE("--device with no GPU present is an error saying so before any file is read, not a run on the CPU",
+          "[sparse-cli][device]") {
+#if BSLZ4_HAVE_CUDA
+    if (cuda::available()) {
+        WARN("a GPU is present here (" << cuda::device_count() << "): the no-GPU error is not tested");
+        return;
+    }
+    const std::string why = "no GPU to run on: " + cuda::unavailable_reason();
+#else
+    const std::string why = "no GPU to run on: this build has no GPU runtime";
+#endif
+    const std::string scan = temp_path("cli_scan_device.h5"), out = temp_path("cli_device_none.h5");
+    write_cli_scan(scan);
+    for (const char* spec : {"all", "0", "0,1"}) {
+        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --quiet --device " + spec);
+        INFO(spec << ": " << r.err);
+        CHECK(r.code == 1);
+        CHECK_THAT(r.err, Catch::Contains("--device " + std::string(spec) + ": " + why));
+        CHECK(!file_exists(out));
+    }
+    // before the input is opened: the same error for a scan that is not there
+    const test::ToolResult missing = run_tool("sparse " + temp_path("cli_device_missing.h5") + " -o " + out + " --cut 4 --device all");
+    CHECK(missing.code == 1);
+    CHECK_THAT(missing.err, Catch::Contains("--device all: " + why));
+    // the library's callers: a job naming GPUs does not fall back to the CPU either
+    tool::SparseJob job;
+    job.input = scan;
+    job.output = out;
+    job.cut = 4;
+    job.quiet = true;
+    job.devices = {0};
+    const std::atomic<bool> never{false};
+    CHECK_THROWS_WITH(tool::run_sparse_job(job, never), Catch::Contains("--device: no GPU to run on"));
+    const test::ToolResult bench = run_tool("bench --device all --frames 1 --seconds 0.01");
+    CHECK(bench.code == 1);
+    CHECK_THAT(bench.err, Catch::Contains("--device all: " + why));
+}
+
+namespace {
+
+// A scan of `frames` small frames and its chunk index, for the decoders below.
+struct IndexedScan {
+    tool::ScanInput scan;
+    tool::ChunkIndex index;
+};
+
+IndexedScan indexed_scan(const std::string& path, std::size_t frames) {
+    std::vector<std::vector<std::uint8_t>> chunks;
+    for (std::uint32_t f = 0; f < frames; ++f) chunks.push_back(encode_chunk(synthetic_eiger_frame(6, 8, PixelType::u16, f), 2));
+    tool::write_scan(path, 6, 8, PixelType::u16, frames, {}, chunks);
+    IndexedScan s{tool::open_scan(path, ""), {}};
+    s.index = tool::read_chunk_index(s.scan.datasets[0].dataset.get(), 0, frames, path, s.scan.largest_chunk, 8192);
+    return s;
+}
+
+// Rows whose nnz holds the batch's frame numbers, after a pause of a few ms that differs by
+// decoder and batch, so that later batches often finish first.
+OutputRows numbered_rows(const tool::ReadBatch& batch, std::size_t k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds((batch.number * 7 + k * 3) % 11));
+    OutputRows rows;
+    for (std::size_t f = 0; f < batch.lengths.size(); ++f) rows.nnz.push_back(static_cast<std::int32_t>(batch.first + f));
+    return rows;
+}
+
+}  // namespace
+
+TEST_CASE("batches taken by several decoders at once come back in frame order; an error comes after the batches before it",
+          "[sparse-cli][device]") {
+    const std::size_t frames = 64 * 9 + 5;  // ten batches, the last short
+    const IndexedScan s = indexed_scan(temp_path("cli_ordered.h5"), frames);
+    for (std::size_t decoders : {1, 2, 3}) {
+        INFO(decoders << " decoders");
+        tool::BufferRing ring(2 + 2 * decoders, tool::largest_batch_bytes(s.index, 64), tool::ordinary_memory);
+        tool::BatchReader reader(s.index, ring, 64, 2);
+        std::vector<std::int32_t> seen;
+        std::vector<std::size_t> by(decoders, 0);
+        std::mutex m;
+        const bool all = tool::decode_in_order(
+            reader, decoders, ring.slots(),
+            [&](const tool::ReadBatch& b, std::size_t k) {
+                {
+                    std::lock_guard<std::mutex> lock(m);
+                    by.at(k) += 1;
+                }
+                return numbered_rows(b, k);
+            },
+            [&](OutputRows&& rows) {
+                seen.insert(seen.end(), rows.nnz.begin(), rows.nnz.end());
+                return true;
+            });
+        CHECK(all);
+        REQUIRE(seen.size() == frames);
+        for (std::size_t f = 0; f < frames; ++f) REQUIRE(seen[f] == static_cast<std::int32_t>(f));
+        if (decoders > 1) CHECK(std::count(by.begin(), by.end(), 0u) == 0);  // each took some
+    }
+    // batch 4 fails on whichever decoder takes it: batches 0 to 3 are sunk first, none after
+    for (std::size_t decoders : {1, 3}) {
+        tool::BufferRing ring(2 + 2 * decoders, tool::largest_batch_bytes(s.index, 64), tool::ordinary_memory);
+        tool::BatchReader reader(s.index, ring, 64, 3);
+        std::size_t sunk = 0;
+        CHECK_THROWS_WITH(tool::decode_in_order(
+                              reader, decoders, ring.slots(),
+                              [&](const tool::ReadBatch& b, std::size_t k) {
+                                  if (b.number == 4) throw Error("frame 3: batch four is bad");
+                                  return numbered_rows(b, k);
+                              },
+                              [&](OutputRows&& rows) {
+                                  CHECK(rows.nnz.front() == static_cast<std::int32_t>(64 * sunk));
+                                  ++sunk;
+                                  return true;
+                              }),
+                          "frame 3: batch four is bad");
+        CHECK(sunk == 4);
+    }
+    // the sink says stop after batch 2: the decoders stop too, and the call says it was stopped
+    tool::BufferRing ring(8, tool::largest_batch_bytes(s.index, 64), tool::ordinary_memory);
+    tool::BatchReader reader(s.index, ring, 64, 2);
+    std::size_t sunk = 0;
+    CHECK_FALSE(tool::decode_in_order(reader, 3, ring.slots(), numbered_rows, [&](OutputRows&&) { return ++sunk < 3; }));
+    CHECK(sunk == 3);
 }

@@ -1,11 +1,14 @@
 #include "batch_reader.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <new>
 #include <numeric>
 #include <system_error>
 
@@ -13,13 +16,24 @@ namespace bslz4::tool {
 
 namespace {
 
+// Anonymous pages, not zeroed up front (the reads fill what is used), in huge pages where the
+// kernel has them: a slot's first reads then fault in 2 MB at a time rather than 4 kB.
 class OrdinaryMemory : public SlotMemory {
 public:
-    explicit OrdinaryMemory(std::size_t bytes) : bytes_(std::make_unique<std::uint8_t[]>(bytes ? bytes : 1)) {}
-    std::uint8_t* data() override { return bytes_.get(); }
+    explicit OrdinaryMemory(std::size_t bytes) : bytes_(bytes ? bytes : 1) {
+        void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        madvise(p, bytes_, MADV_HUGEPAGE);  // advice only: without huge pages, 4 kB pages
+        data_ = static_cast<std::uint8_t*>(p);
+    }
+    ~OrdinaryMemory() override { munmap(data_, bytes_); }
+    OrdinaryMemory(const OrdinaryMemory&) = delete;
+    OrdinaryMemory& operator=(const OrdinaryMemory&) = delete;
+    std::uint8_t* data() override { return data_; }
 
 private:
-    std::unique_ptr<std::uint8_t[]> bytes_;
+    std::size_t bytes_;
+    std::uint8_t* data_ = nullptr;
 };
 
 std::string frame_what(const ChunkIndex& index, std::size_t k) {
@@ -45,8 +59,23 @@ void read_fully(int fd, std::uint8_t* to, std::uint64_t bytes, std::uint64_t add
 
 std::unique_ptr<SlotMemory> ordinary_memory(std::size_t bytes) { return std::make_unique<OrdinaryMemory>(bytes); }
 
-BufferRing::BufferRing(std::size_t slots, std::size_t bytes, const MakeSlotMemory& make) : bytes_(bytes) {
-    for (std::size_t k = 0; k < slots; ++k) slots_.push_back(make(bytes));
+BufferRing::BufferRing(std::size_t slots, std::size_t bytes, MakeSlotMemory make)
+    : bytes_(bytes), make_(std::move(make)), slots_(slots), made_(std::make_unique<std::once_flag[]>(slots)) {}
+
+std::uint8_t* BufferRing::slot(std::size_t k) {
+    std::call_once(made_[k], [&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        slots_[k] = make_(bytes_);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::lock_guard<std::mutex> lock(m_);
+        making_seconds_ += s;
+    });
+    return slots_[k]->data();
+}
+
+double BufferRing::making_seconds() const {
+    std::lock_guard<std::mutex> lock(m_);
+    return making_seconds_;
 }
 
 std::size_t largest_batch_bytes(const ChunkIndex& index, std::size_t batch_frames) {
@@ -108,6 +137,7 @@ void BatchReader::work() {
             // after a failed batch no later one is started: the reader stops there
             if (cancel_ || claimed_ >= batches_ || (!errors_.empty() && errors_.begin()->first < claimed_)) return;
             n = claimed_++;
+            // slot n % slots is free once every batch up to n - slots is given back
             cv_.wait(lock, [&] { return cancel_ || n < released_ + ring_.slots(); });
             if (cancel_) return;
         }
@@ -132,6 +162,7 @@ void BatchReader::work() {
 void BatchReader::read_batch(std::size_t n, ReadBatch& into) {
     const std::size_t first = n * batch_frames_, count = std::min(batch_frames_, index_.chunks.size() - first);
     std::uint8_t* base = ring_.slot(n % ring_.slots());
+    into.number = n;
     into.first = index_.first_frame + first;
     into.base = base;
     into.offsets.assign(count, 0);
@@ -177,21 +208,43 @@ void BatchReader::read_batch(std::size_t n, ReadBatch& into) {
     into.size = at;
 }
 
-bool BatchReader::next(ReadBatch& batch) {
+bool BatchReader::take(ReadBatch& batch) {
     std::unique_lock<std::mutex> lock(m_);
-    if (holding_) {
-        ready_[released_ % ring_.slots()] = SIZE_MAX;
-        ++released_;
-        holding_ = false;
-        cv_.notify_all();
+    if (cancel_ || taken_ >= batches_) return false;
+    const std::size_t n = taken_++;
+    const auto earlier_failed = [&] { return !errors_.empty() && errors_.begin()->first < n; };
+    cv_.wait(lock, [&] { return cancel_ || ready_[n % ring_.slots()] == n || errors_.count(n) || earlier_failed(); });
+    if (cancel_ || (!errors_.count(n) && earlier_failed())) return false;
+    if (errors_.count(n)) {
+        batch = ReadBatch{};
+        batch.number = n;
+        batch.error = errors_[n];
+        return true;
     }
-    const std::size_t n = released_;
-    if (n >= batches_) return false;
-    cv_.wait(lock, [&] { return ready_[n % ring_.slots()] == n || errors_.count(n); });
-    if (errors_.count(n)) std::rethrow_exception(errors_[n]);
     batch = slots_[n % ring_.slots()];
-    holding_ = true;
     return true;
+}
+
+void BatchReader::give_back(const ReadBatch& batch) {
+    if (batch.error) return;  // it holds no slot
+    {
+        std::lock_guard<std::mutex> lock(m_);
+        ready_[batch.number % ring_.slots()] = SIZE_MAX;
+        given_back_.insert(batch.number);
+        while (!given_back_.empty() && *given_back_.begin() == released_) {
+            given_back_.erase(given_back_.begin());
+            ++released_;
+        }
+    }
+    cv_.notify_all();
+}
+
+void BatchReader::cancel() {
+    {
+        std::lock_guard<std::mutex> lock(m_);
+        cancel_ = true;
+    }
+    cv_.notify_all();
 }
 
 }  // namespace bslz4::tool

@@ -26,6 +26,7 @@
 #if BSLZ4_HAVE_CUDA
 #include "bslz4/cuda/chunk2sparse.hpp"
 #include "bslz4/cuda/device.hpp"
+#include "bslz4/cuda/host_memory.hpp"
 #endif
 
 namespace bslz4::tool {
@@ -111,13 +112,15 @@ struct JobRun {
     SparseSummary summary;
 };
 
-JobRun run_job(const std::string& scan, const std::string& output, double cut, SparseJob::Where where, int device) {
+JobRun run_job(const std::string& scan, const std::string& output, double cut, SparseJob::Where where,
+               const std::vector<int>& devices, bool pinned_ring = false) {
     SparseJob job;
+    job.pinned_ring = pinned_ring;
     job.input = scan;
     job.output = output;
     job.cut = cut;
     job.where = where;
-    job.device = device;
+    if (where == SparseJob::Where::gpu) job.devices = devices;
     job.quiet = true;
     job.command_line = "bslz4 bench --e2e";
     const std::atomic<bool> never{false};
@@ -126,18 +129,33 @@ JobRun run_job(const std::string& scan, const std::string& output, double cut, S
     return {since(t0), summary};
 }
 
-void print_job(const JobRun& r) {
-    const double wall = r.summary.frames / r.wall_s;
-    std::printf("  %-44s %9.0f frames/s  (%.3f s for the whole call; %.0f frames/s in its read-decode-write loop)\n",
-                ("bslz4 sparse on " + r.summary.decoder).c_str(), wall, r.wall_s, r.summary.frames / r.summary.seconds);
+void print_job(const JobRun& r, double read_frames_per_s, const char* note = "") {
+    const SparseSummary& s = r.summary;
+    const JobTimes& t = s.times;
+    const double whole = s.frames / r.wall_s, steady = s.steady_frames_per_s();
+    std::printf("  %-44s %9.0f frames/s  whole call (%.3f s: what a user waits for) = %.2f x the read rate\n",
+                ("bslz4 sparse on " + s.decoder + note).c_str(), whole, r.wall_s, whole / read_frames_per_s);
+    std::printf("  %-44s %9.0f frames/s  steady (the loop after its first batch: %zu frames in %.3f s) = %.2f x the "
+                "read rate\n",
+                "", steady, s.frames - t.first_frames, t.steady, steady / read_frames_per_s);
+    std::printf("  %-44s open %.3f s, chunk index %.3f s, decoder objects %.3f s (%.3f s of it waited for after the "
+                "index), first batch %.3f s (%zu frames; ring slots made meanwhile: %.3f s over %u reader threads), "
+                "last writes and close %.3f s\n",
+                "    fixed costs:", t.open, t.index, t.decoders, t.decoders_wait, t.first_batch, t.first_frames,
+                t.slot_memory, s.reader_threads, t.finish);
+    if (s.frames_per_decoder.size() > 1) {
+        std::printf("  %-44s", "    frames per GPU:");
+        for (std::size_t k = 0; k < s.frames_per_decoder.size(); ++k) std::printf(" %zu", s.frames_per_decoder[k]);
+        std::printf("\n");
+    }
 }
 #endif
 
 }  // namespace
 
 EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions& o) {
-    EndToEndFigures fig{kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured,
-                        kNotMeasured, kNotMeasured, kNotMeasured};
+    EndToEndFigures fig{kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured,
+                        kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured};
     std::printf("\nend to end: %s, cut %g\n", stack.describe().c_str(), o.cut);
 
     // The latency objects live through the jobs below, so the GPU's primary context stays made
@@ -153,8 +171,17 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
 #if BSLZ4_HAVE_CUDA
     std::unique_ptr<cuda::Chunk2Sparse> gpu;
     if (o.gpu && cuda::available()) {
-        gpu = std::make_unique<cuda::Chunk2Sparse>(stack.mask, stack.ni, stack.nj, stack.type,
-                                                   cuda::Chunk2SparseOptions{0, 0, cuda::Unblock::gpu, o.device, Codec::lz4});
+        // The first object on a device also makes the device's context: the part of a
+        // `bslz4 sparse` process's fixed cost that the jobs below (run in this process) do not pay.
+        const cuda::Chunk2SparseOptions on{0, 0, cuda::Unblock::gpu, o.devices[0], Codec::lz4};
+        auto made = Clock::now();
+        gpu = std::make_unique<cuda::Chunk2Sparse>(stack.mask, stack.ni, stack.nj, stack.type, on);
+        const double first_object = since(made);
+        made = Clock::now();
+        { cuda::Chunk2Sparse second(stack.mask, stack.ni, stack.nj, stack.type, on); }
+        std::printf("  %-44s %.3f s (context, kernels, buffers); a second one %.3f s\n",
+                    ("first GPU object on GPU " + std::to_string(o.devices[0]) + " in the process").c_str(), first_object,
+                    since(made));
         const Latency lg = time_one_frame(stack, o.seconds, [&](ByteView c) { return (*gpu)(c, o.cut).npixels; });
         print_latency("gpu (cuda::Chunk2Sparse)", lg);
         fig.gpu_latency_median_us = lg.median_us;
@@ -188,20 +215,46 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
 
     JobRun g{};
     if (gpu_present) {
-        g = run_job(scan, dir.path() + "/sparse-gpu.h5", o.cut, SparseJob::Where::gpu, o.device);
-        print_job(g);
+#if BSLZ4_HAVE_CUDA
+        // What pinning costs here (the ring of the second run below is pinned).
+        constexpr std::size_t kPinBytes = std::size_t{256} << 20;
+        const auto p0 = Clock::now();
+        { cuda::PinnedHostMemory pinned(kPinBytes, o.devices[0]); }
+        std::printf("  %-44s %9.2f GB/s  (%zu MB made and freed)\n", "pinning host memory", kPinBytes / since(p0) / 1e9,
+                    kPinBytes >> 20);
+#endif
+        g = run_job(scan, dir.path() + "/sparse-gpu.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]});
+        print_job(g, fig.read_frames_per_s);
         fig.gpu_job_frames_per_s = g.summary.frames / g.wall_s;
+        fig.gpu_job_steady_frames_per_s = g.summary.steady_frames_per_s();
+        const JobRun pinned = run_job(scan, dir.path() + "/sparse-gpu-pinned.h5", o.cut, SparseJob::Where::gpu,
+                                      {o.devices[0]}, true);
+        print_job(pinned, fig.read_frames_per_s, ", ring in pinned memory");
     }
-    const JobRun c = run_job(scan, dir.path() + "/sparse-cpu.h5", o.cut, SparseJob::Where::cpu, o.device);
-    print_job(c);
+    JobRun all{};
+    if (gpu_present && o.devices.size() > 1) {
+        all = run_job(scan, dir.path() + "/sparse-gpus.h5", o.cut, SparseJob::Where::gpu, o.devices);
+        print_job(all, fig.read_frames_per_s);
+        fig.gpus_job_frames_per_s = all.summary.frames / all.wall_s;
+        fig.gpus_job_steady_frames_per_s = all.summary.steady_frames_per_s();
+        const JobRun pinned = run_job(scan, dir.path() + "/sparse-gpus-pinned.h5", o.cut, SparseJob::Where::gpu,
+                                      o.devices, true);
+        print_job(pinned, fig.read_frames_per_s, ", ring in pinned memory");
+    }
+    const JobRun c = run_job(scan, dir.path() + "/sparse-cpu.h5", o.cut, SparseJob::Where::cpu, {});
+    print_job(c, fig.read_frames_per_s);
     fig.cpu_job_frames_per_s = c.summary.frames / c.wall_s;
+    fig.cpu_job_steady_frames_per_s = c.summary.steady_frames_per_s();
     if (gpu_present) {
-        if (g.summary.pixels != c.summary.pixels)
-            throw Error("bench: the GPU job kept " + std::to_string(g.summary.pixels) + " pixels, the CPU job " +
-                        std::to_string(c.summary.pixels));
-        std::printf("  GPU job / file read = %.2f, GPU job / CPU job = %.2f  (jobs timed over the whole call: open, "
-                    "decode, write the lists, close; no powder)\n",
-                    fig.gpu_job_frames_per_s / fig.read_frames_per_s, fig.gpu_job_frames_per_s / fig.cpu_job_frames_per_s);
+        for (const JobRun* r : {&g, &all})
+            if (r->summary.frames && r->summary.pixels != c.summary.pixels)
+                throw Error("bench: the job on " + r->summary.decoder + " kept " + std::to_string(r->summary.pixels) +
+                            " pixels, the CPU job " + std::to_string(c.summary.pixels));
+        std::printf("  GPU job / file read = %.2f whole call, %.2f steady; GPU job / CPU job = %.2f whole call, %.2f "
+                    "steady  (lists only, no powder)\n",
+                    fig.gpu_job_frames_per_s / fig.read_frames_per_s, fig.gpu_job_steady_frames_per_s / fig.read_frames_per_s,
+                    fig.gpu_job_frames_per_s / fig.cpu_job_frames_per_s,
+                    fig.gpu_job_steady_frames_per_s / fig.cpu_job_steady_frames_per_s);
     } else {
         std::printf("  GPU job: skipped (%s); CPU job / file read = %.2f  (timed over the whole call: open, decode, "
                     "write the lists, close; no powder)\n",

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "eiger_stack.hpp"
 
@@ -14,12 +15,17 @@ struct EndToEndOptions {
     double cut = 10;
     double seconds = 2;              // the most time the latency calls take past their first 20
     bool gpu = true;                 // false: the CPU only (--cpu)
-    int device = 0;
+    std::vector<int> devices = {0};  // latency and the job on the first; with several, the job on all too
 };
 
 // NaN where a figure was not measured (no GPU, no HDF5).
+// A job's whole call is what a user waits for (open, index, decoder objects, buffers, the loop,
+// the last writes and the close); its steady rate is the loop's after the first batch.
 struct EndToEndFigures {
-    double read_frames_per_s, gpu_job_frames_per_s, cpu_job_frames_per_s;
+    double read_frames_per_s;
+    double gpu_job_frames_per_s, gpu_job_steady_frames_per_s;    // one GPU: whole call, steady
+    double gpus_job_frames_per_s, gpus_job_steady_frames_per_s;  // every GPU given (NaN with one)
+    double cpu_job_frames_per_s, cpu_job_steady_frames_per_s;
     double gpu_latency_median_us, gpu_latency_p99_us, cpu_latency_median_us, cpu_latency_p99_us;
 };
 

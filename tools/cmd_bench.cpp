@@ -1,5 +1,6 @@
 // bslz4 bench: decode + sparsify throughput on a synthetic Eiger 4M stack. Speed is measured
 // here, never in a timed test.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -10,10 +11,12 @@
 
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/chunk2sparse_csc.hpp"
+#include "bench_devices.hpp"
 #include "bench_e2e.hpp"
 #include "bslz4/synthetic_eiger.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
+#include "device_list.hpp"
 #include "eiger_stack.hpp"
 
 #if BSLZ4_HAVE_CUDA
@@ -39,14 +42,18 @@ constexpr const char* kHelp =
     "  --profile P     dense (default: background 0.1-1 counts, ratio about 8), sparse (0.01-0.04,\n"
     "                  ratio about 27), very-sparse (0.0003-0.0015, ratio about 90), or all of them\n"
     "  --type T        u16 (default) or u32\n"
-    "  --device N      the GPU (default 0)\n"
+    "  --device D      the GPU (default 0); all or a list such as 0,1: every figure on the first,\n"
+    "                  then (a) and (b) on all of them at once, a host thread each: each GPU's\n"
+    "                  rate, the sum and the ratio to one GPU (and with --e2e the job on all)\n"
     "  --frames K      distinct frames generated (default 16), cycled through\n"
     "  --seconds S     time spent on each measurement (default 2)\n"
     "  --cut C         the cut (default 10)\n"
     "  --threads N     threads for the all-cores run (default: all cores)\n"
     "  --e2e           also end to end: one frame's latency from host memory to lists on the host\n"
     "                  (median, 99th percentile), then a scan written to $TMPDIR, the file's read\n"
-    "                  rate, and the job of `bslz4 sparse` on it on the GPU and the CPU\n"
+    "                  rate, and the job of `bslz4 sparse` on it on the GPU and the CPU: its whole\n"
+    "                  call (what a user waits for) and its steady rate (the read-decode-write loop\n"
+    "                  after the first batch), each against the read rate, and its fixed costs\n"
     "  --scan-frames F frames in that scan (default 1000 with a GPU, 100 without; removed after)\n";
 
 using Clock = std::chrono::steady_clock;
@@ -181,7 +188,7 @@ struct BenchSettings {
     std::size_t distinct;
     double seconds, cut;
     unsigned threads;
-    int device;
+    std::vector<int> devices;  // every figure on the first; with several, (a) and (b) on all at once
     bool gpu, e2e;
     EndToEndOptions e2e_options;
 };
@@ -191,6 +198,7 @@ struct ProfileFigures {
     double ratio;
     Rate cpu_all;
     GpuFigures gpu;
+    SeveralGpuFigures several;
     EndToEndFigures e2e;
 };
 
@@ -229,10 +237,12 @@ ProfileFigures bench_profile(SyntheticProfile profile, const BenchSettings& set)
     print_rate(label, rp, all.threads());
     std::printf("[cpu: %.1f s]\n", since(t0));
 
-    ProfileFigures fig{profile, stack.compression_ratio(), rn, {}, {}};
+    ProfileFigures fig{profile, stack.compression_ratio(), rn, {}, {}, {}};
     if (set.gpu) {
         t0 = Clock::now();
-        fig.gpu = bench_gpu(stack, matrix, set.cut, set.seconds, set.device, rn, rp);
+        fig.gpu = bench_gpu(stack, matrix, set.cut, set.seconds, set.devices[0], rn, rp);
+        if (set.devices.size() > 1 && !std::isnan(fig.gpu.a))
+            fig.several = bench_several_gpus(stack, set.cut, set.seconds, set.devices, fig.gpu.a, fig.gpu.b);
         std::printf("[gpu: %.1f s]\n", since(t0));
     }
     if (set.e2e) {
@@ -244,30 +254,42 @@ ProfileFigures bench_profile(SyntheticProfile profile, const BenchSettings& set)
     return fig;
 }
 
-// One line a profile, for the table; "-" where a figure was not measured.
+// One line a profile, for the table; "-" where a figure was not measured. The jobs'
+// "whole" is the whole call, "steady" the loop after its first batch (see bench_e2e.hpp).
 void print_table(const std::vector<ProfileFigures>& figs) {
     const auto cell = [](double v, const char* format) {
         char text[32];
-        if (std::isnan(v)) return std::string("-");
+        if (std::isnan(v) || v == 0) return std::string("-");
         std::snprintf(text, sizeof text, format, v);
         return std::string(text);
     };
-    std::printf("%-12s %6s %9s %9s %9s %9s %9s %9s %9s %8s %8s %17s %17s\n", "profile", "ratio", "cpu all", "gpu (a)",
-                "gpu (b)", "gpu (c)", "file read", "gpu job", "cpu job", "gpu/read", "gpu/cpu", "gpu 1 frame us",
-                "cpu 1 frame us");
-    std::printf("%-12s %6s %9s %9s %9s %9s %9s %9s %9s %8s %8s %17s %17s\n", "", "", "frames/s", "frames/s",
-                "frames/s", "frames/s", "frames/s", "frames/s", "frames/s", "", "", "median / p99", "median / p99");
+    const bool several = std::any_of(figs.begin(), figs.end(), [](const ProfileFigures& f) { return !f.several.a.empty(); });
+    std::printf("%-12s %6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s %17s %17s", "profile", "ratio", "cpu all",
+                "gpu (a)", "gpu (b)", "gpu (c)", "file read", "gpu job", "gpu job", "cpu job", "cpu job", "gpu/read",
+                "gpu/read", "gpu/cpu", "gpu 1 frame us", "cpu 1 frame us");
+    if (several) std::printf(" %10s %8s %10s %9s %9s", "gpus (a)", "/ one", "gpus (b)", "gpus job", "gpus job");
+    std::printf("\n%-12s %6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s %17s %17s", "", "", "frames/s", "frames/s",
+                "frames/s", "frames/s", "frames/s", "whole", "steady", "whole", "steady", "whole", "steady", "whole",
+                "median / p99", "median / p99");
+    if (several) std::printf(" %10s %8s %10s %9s %9s", "sum", "", "sum", "whole", "steady");
+    std::printf("\n");
     for (const ProfileFigures& f : figs) {
         const EndToEndFigures& e = f.e2e;
-        std::printf("%-12s %6.1f %9s %9s %9s %9s %9s %9s %9s %8s %8s %17s %17s\n", synthetic_profile_name(f.profile),
+        std::printf("%-12s %6.1f %9s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s %17s %17s", synthetic_profile_name(f.profile),
                     f.ratio, cell(f.cpu_all.frames_per_s, "%.0f").c_str(), cell(f.gpu.a, "%.0f").c_str(),
-                    cell(f.gpu.b, "%.0f").c_str(), cell(f.gpu.c, "%.0f").c_str(),
-                    cell(e.read_frames_per_s, "%.0f").c_str(), cell(e.gpu_job_frames_per_s, "%.0f").c_str(),
-                    cell(e.cpu_job_frames_per_s, "%.0f").c_str(),
+                    cell(f.gpu.b, "%.0f").c_str(), cell(f.gpu.c, "%.0f").c_str(), cell(e.read_frames_per_s, "%.0f").c_str(),
+                    cell(e.gpu_job_frames_per_s, "%.0f").c_str(), cell(e.gpu_job_steady_frames_per_s, "%.0f").c_str(),
+                    cell(e.cpu_job_frames_per_s, "%.0f").c_str(), cell(e.cpu_job_steady_frames_per_s, "%.0f").c_str(),
                     cell(e.gpu_job_frames_per_s / e.read_frames_per_s, "%.2f").c_str(),
+                    cell(e.gpu_job_steady_frames_per_s / e.read_frames_per_s, "%.2f").c_str(),
                     cell(e.gpu_job_frames_per_s / e.cpu_job_frames_per_s, "%.2f").c_str(),
                     (cell(e.gpu_latency_median_us, "%.0f") + " / " + cell(e.gpu_latency_p99_us, "%.0f")).c_str(),
                     (cell(e.cpu_latency_median_us, "%.0f") + " / " + cell(e.cpu_latency_p99_us, "%.0f")).c_str());
+        if (several)
+            std::printf(" %10s %8s %10s %9s %9s", cell(f.several.a_sum, "%.0f").c_str(),
+                        cell(f.several.a_sum / f.gpu.a, "%.2f").c_str(), cell(f.several.b_sum, "%.0f").c_str(),
+                        cell(e.gpus_job_frames_per_s, "%.0f").c_str(), cell(e.gpus_job_steady_frames_per_s, "%.0f").c_str());
+        std::printf("\n");
     }
 }
 
@@ -290,8 +312,10 @@ int cmd_bench(const Args& raw) {
     set.seconds = args.number("--seconds", 2.0);
     set.cut = args.number("--cut", 10.0);
     set.threads = static_cast<unsigned>(args.count("--threads", 0));
-    set.device = static_cast<int>(args.count("--device", 0));
     set.gpu = !args.flags.count("--cpu");
+    if (!set.gpu && args.has("--device")) throw UsageError("give --cpu or --device, not both");
+    const DeviceList devices = parse_device_list(args.get("--device", "0"));
+    set.devices = args.has("--device") ? resolve_devices(devices, args.get("--device")) : std::vector<int>{0};
     set.e2e = args.flags.count("--e2e") > 0;
     if (args.has("--scan-frames") && !set.e2e) throw UsageError("--scan-frames is for --e2e");
     bool gpu_present = false;
@@ -303,13 +327,13 @@ int cmd_bench(const Args& raw) {
     set.e2e_options.cut = set.cut;
     set.e2e_options.seconds = set.seconds;
     set.e2e_options.gpu = set.gpu;
-    set.e2e_options.device = set.device;
+    set.e2e_options.devices = set.devices;
 
     const auto t0 = Clock::now();
     std::printf("host: %u hardware threads\n\n", std::thread::hardware_concurrency());
     std::vector<ProfileFigures> figs;
     for (SyntheticProfile p : profiles) figs.push_back(bench_profile(p, set));
-    if (figs.size() > 1 || set.e2e) print_table(figs);
+    if (figs.size() > 1 || set.e2e || set.devices.size() > 1) print_table(figs);
     std::printf("[bench: %.1f s in all]\n", since(t0));
     return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "command_line.hpp"
 #include "commands.hpp"
+#include "device_list.hpp"
 #include "sparse_job.hpp"
 #if BSLZ4_HAVE_HDF5
 #include "hdf5/matrix_file.hpp"
@@ -40,8 +41,11 @@ constexpr const char* kHelp =
     "                       refused: use f64\n"
     "  --frames A:B         frames A to B-1 of the scan (default all)\n"
     "  --cpu | --gpu        where to decode (default: the GPU when there is one)\n"
-    "  --device N           which GPU (default 0)\n"
-    "  --readers N          threads reading chunks from the file at once (default 2, at most 16)\n"
+    "  --device D           which GPUs: N (default 0), a comma list such as 0,1, or all; with\n"
+    "                       several, each decodes batches of 64 frames in turn (the output is\n"
+    "                       the same, in frame order). No GPU there is an error, not the CPU\n"
+    "  --readers N          threads reading chunks from the file at once (at most 16; default 2\n"
+    "                       on the CPU, 2 + 2 a GPU on GPUs)\n"
     "  --quiet              no progress\n"
     "Several scans (a campaign) run one by one with the same options:\n"
     "  -o DIR               with several inputs, --list or --shard (or a single input and an\n"
@@ -97,6 +101,8 @@ int cmd_sparse(const Args& raw) {
     if (!args.has("--cut")) throw UsageError("give the cut with --cut C");
     if (args.has("--cpu") && args.has("--gpu")) throw UsageError("give --cpu or --gpu, not both");
     if (args.has("--no-mask") && args.has("--mask")) throw UsageError("give --mask or --no-mask, not both");
+    if (args.has("--cpu") && args.has("--device")) throw UsageError("give --cpu or --device, not both");
+    const DeviceList devices = parse_device_list(args.get("--device", "0"));
     // Before any file is read, so that every shard of a job array refuses the same command.
     const Shard shard = args.has("--shard") ? parse_shard(args.get("--shard")) : Shard{};
     SparseJob job;
@@ -120,13 +126,16 @@ int cmd_sparse(const Args& raw) {
     }
     job.frames_spec = args.get("--frames");
     job.where = args.has("--cpu") ? SparseJob::Where::cpu : args.has("--gpu") ? SparseJob::Where::gpu : SparseJob::Where::any;
-    job.device = static_cast<int>(args.count("--device", 0));
     job.quiet = args.has("--quiet");
-    const unsigned long long readers = args.count("--readers", job.reader_threads);
-    if (readers < 1 || readers > 16) throw UsageError("--readers " + args.get("--readers") + ": from 1 to 16 threads");
-    job.reader_threads = static_cast<unsigned>(readers);
+    if (args.has("--readers")) {
+        const unsigned long long readers = args.count("--readers", 0);
+        if (readers < 1 || readers > 16) throw UsageError("--readers " + args.get("--readers") + ": from 1 to 16 threads");
+        job.reader_threads = static_cast<unsigned>(readers);
+    }
     job.command_line = "bslz4 sparse";
     for (const std::string& a : raw) job.command_line += " " + a;
+    // Before any file is read: the GPUs named must be there (every scan would fail otherwise).
+    if (args.has("--device")) job.devices = resolve_devices(devices, args.get("--device"));
 
     if (campaign) {
         struct stat st {};
@@ -149,6 +158,12 @@ int cmd_sparse(const Args& raw) {
     std::printf("%s: %zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, %.0f frames/s on %s\n", job.output.c_str(),
                 s.frames, s.pixels, s.decoded_bytes / 1e9, s.seconds, s.seconds > 0 ? s.frames / s.seconds : 0.0,
                 s.decoder.c_str());
+    if (s.frames_per_decoder.size() > 1) {
+        std::printf("frames per GPU:");
+        for (std::size_t k = 0; k < s.frames_per_decoder.size(); ++k)
+            std::printf("%s %d: %zu", k ? "," : "", job.devices[k], s.frames_per_decoder[k]);
+        std::printf("\n");
+    }
     if (s.interrupted) {
         std::fprintf(stderr, "bslz4: interrupted: %s holds the %zu frames done (readable; attribute complete = 0)\n",
                      job.output.c_str(), s.frames);

@@ -4,6 +4,9 @@
 #include <cstdlib>
 #include <deque>
 #include <exception>
+#include <future>
+#include <chrono>
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -13,11 +16,13 @@
 #include "bslz4/chunk2sparse_csc.hpp"
 #include "bslz4/error.hpp"
 #include "batch_reader.hpp"
+#include "device_list.hpp"
 #include "hdf5/chunk_index.hpp"
 #include "hdf5/hdf5_file.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "hdf5/scan_input.hpp"
 #include "hdf5/sparse_output.hpp"
+#include "ordered_decoding.hpp"
 #include "output_writer.hpp"
 #include "progress.hpp"
 
@@ -31,6 +36,9 @@
 namespace bslz4::tool {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 constexpr std::size_t kBatchFrames = 64;
 constexpr std::size_t kWritesQueued = 4;
@@ -47,7 +55,6 @@ struct Decoder {
     std::string name;
     Chunks run;
     std::shared_ptr<void> keep;  // the object behind run
-    MakeSlotMemory memory = ordinary_memory;  // pinned for the GPU
 };
 
 template <class Object>
@@ -88,27 +95,46 @@ private:
 };
 #endif
 
-Decoder make_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
-                     const IntegrationMatrix* matrix) {
-    bool gpu = job.where == SparseJob::Where::gpu;
+// Where the job decodes: on the CPU, or on these GPUs (one decoder each).
+struct Placement {
+    bool gpu = false;
+    std::vector<int> devices;
+};
+
+Placement place(const SparseJob& job, const ScanInput& scan) {
+    Placement p;
+    p.gpu = job.where == SparseJob::Where::gpu;
 #if BSLZ4_HAVE_CUDA
     const bool gpu_type = scan.codec == Codec::lz4 && pixel_size(scan.type) <= 4 && scan.type != PixelType::f64;
-    if (job.where == SparseJob::Where::any) gpu = cuda::available() && gpu_type;
-    if (gpu) {
-        if (!cuda::available()) throw Error("--gpu: " + cuda::unavailable_reason());
-        const cuda::DeviceInfo info = cuda::device_info(job.device);
-        const std::string name = "GPU " + std::to_string(job.device) + " (" + info.name + ")";
-        const cuda::Chunk2SparseOptions o{0, 0, cuda::Unblock::gpu, job.device, scan.codec};
-        Decoder d = matrix ? chunk_decoder(name, std::make_shared<cuda::Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o),
-                                           job.cut)
-                           : chunk_decoder(name, std::make_shared<cuda::Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o), job.cut);
-        const int device = job.device;
-        d.memory = [device](std::size_t bytes) -> std::unique_ptr<SlotMemory> { return std::make_unique<PinnedSlot>(bytes, device); };
-        return d;
+    if (job.where == SparseJob::Where::any) {
+        // GPUs named are GPUs wanted: none there is an error, never a quiet run on the CPU.
+        if (!job.devices.empty() && !cuda::available()) throw Error("--device: no GPU to run on: " + cuda::unavailable_reason());
+        p.gpu = cuda::available() && gpu_type;
     }
+    if (p.gpu && !cuda::available()) throw Error("--gpu: " + cuda::unavailable_reason());
 #else
-    if (gpu) throw Error("--gpu: this build has no GPU runtime (built without nvcc)");
+    (void)scan;
+    if (p.gpu) throw Error("--gpu: this build has no GPU runtime (built without nvcc)");
+    if (!job.devices.empty() && job.where != SparseJob::Where::cpu)
+        throw Error("--device: no GPU to run on: this build has no GPU runtime (built without nvcc)");
 #endif
+    if (p.gpu) p.devices = job.devices.empty() ? std::vector<int>{0} : job.devices;
+    return p;
+}
+
+#if BSLZ4_HAVE_CUDA
+Decoder make_gpu_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
+                         const IntegrationMatrix* matrix, int device) {
+    const cuda::Chunk2SparseOptions o{0, 0, cuda::Unblock::gpu, device, scan.codec};
+    const std::string name = "GPU " + std::to_string(device);
+    return matrix ? chunk_decoder(name, std::make_shared<cuda::Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o),
+                                  job.cut)
+                  : chunk_decoder(name, std::make_shared<cuda::Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o), job.cut);
+}
+#endif
+
+Decoder make_cpu_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
+                         const IntegrationMatrix* matrix) {
     const Chunk2SparseOptions o{scan.codec, 0};
     if (matrix) {
         auto c = std::make_shared<Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o);
@@ -117,6 +143,48 @@ Decoder make_decoder(const SparseJob& job, const ScanInput& scan, const std::vec
     auto c = std::make_shared<Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o);
     return chunk_decoder("CPU (" + std::to_string(c->threads()) + " threads)", c, job.cut);
 }
+
+// The decoders are made on threads of their own (a GPU's first object makes its context, loads
+// the kernels and takes its buffers: a fixed cost worth hiding behind the chunk index's read),
+// each GPU's at the same time as the others'.
+class DecodersInTheMaking {
+public:
+    DecodersInTheMaking(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
+                        const IntegrationMatrix* matrix, const Placement& where)
+        : t0_(Clock::now()) {
+        const std::size_t n = where.gpu ? where.devices.size() : 1;
+        for (std::size_t k = 0; k < n; ++k) {
+            const int device = where.gpu ? where.devices[k] : -1;
+            made_.push_back(std::async(std::launch::async, [&job, &scan, &use, matrix, device, this] {
+#if BSLZ4_HAVE_CUDA
+                Decoder d = device >= 0 ? make_gpu_decoder(job, scan, use, matrix, device) : make_cpu_decoder(job, scan, use, matrix);
+#else
+                Decoder d = make_cpu_decoder(job, scan, use, matrix);
+#endif
+                const double s = seconds_since(t0_);
+                std::lock_guard<std::mutex> lock(m_);
+                longest_ = std::max(longest_, s);
+                return d;
+            }));
+        }
+    }
+    // Waits for them all; rethrows the first failure.
+    std::vector<Decoder> get() {
+        std::vector<Decoder> decoders;
+        for (auto& f : made_) decoders.push_back(f.get());
+        return decoders;
+    }
+    double seconds() {
+        std::lock_guard<std::mutex> lock(m_);
+        return longest_;
+    }
+
+private:
+    Clock::time_point t0_;
+    std::mutex m_;
+    double longest_ = 0;
+    std::vector<std::future<Decoder>> made_;
+};
 
 std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& scan, std::string& source) {
     std::vector<std::uint8_t> use(scan.ni * scan.nj, 1);
@@ -245,7 +313,14 @@ private:
 
 }  // namespace
 
+double SparseSummary::steady_frames_per_s() const {
+    return times.steady > 0 && frames > times.first_frames ? (frames - times.first_frames) / times.steady : 0;
+}
+
 SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop) {
+    SparseSummary summary;
+    JobTimes& times = summary.times;
+    auto t0 = Clock::now();
     const ScanInput scan =
         open_scan(job.input, job.dataset, job.no_mask || !job.mask_spec.empty() ? NexusMask::skip : NexusMask::read);
     OutputInfo info;
@@ -266,13 +341,15 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     }
     std::size_t a = 0, b = 0;
     frame_range(job.frames_spec, scan.frames, a, b);
-    if (job.reader_threads < 1 || job.reader_threads > 16)
-        throw Error("reader threads: " + std::to_string(job.reader_threads) + "; from 1 to 16");
+    if (job.reader_threads > 16) throw Error("reader threads: " + std::to_string(job.reader_threads) + "; from 1 to 16");
     const IntegrationMatrix* matrix_used = job.matrix_spec.empty() ? nullptr : &matrix;
-    const Decoder decoder = make_decoder(job, scan, use, matrix_used);
+    const Placement where = place(job, scan);
+    times.open = seconds_since(t0);
+    DecodersInTheMaking making(job, scan, use, matrix_used, where);
 
     // Every dataset's chunk index first (HDF5 reads its metadata; the chunks are read by position),
     // then one ring sized for the largest batch of any of them.
+    t0 = Clock::now();
     struct Part {
         std::size_t d, first, end;  // frames [first, end) of dataset d
         ChunkIndex index;
@@ -288,36 +365,71 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         slot_bytes = std::max(slot_bytes, largest_batch_bytes(p.index, kBatchFrames));
         parts.push_back(std::move(p));
     }
-    BufferRing ring(job.reader_threads + 2, slot_bytes, decoder.memory);
-    BatchDecoder batches(job, scan, use, matrix_used, decoder);
+    times.index = seconds_since(t0);
+    const std::size_t decoders = where.gpu ? where.devices.size() : 1;
+    const unsigned readers = job.reader_threads ? job.reader_threads
+                                                : where.gpu ? static_cast<unsigned>(std::min<std::size_t>(16, 2 + 2 * decoders)) : 2;
+    summary.reader_threads = readers;
+    // Each decoder holds a batch and has the next one ready; the readers fill the rest.
+    MakeSlotMemory memory = ordinary_memory;
+#if BSLZ4_HAVE_CUDA
+    if (where.gpu && job.pinned_ring) {
+        const int device = where.devices[0];  // pinned memory is every device's (unified addressing)
+        memory = [device](std::size_t bytes) -> std::unique_ptr<SlotMemory> { return std::make_unique<PinnedSlot>(bytes, device); };
+    }
+#endif
+    BufferRing ring(readers + 2 * decoders, slot_bytes, memory);
 
-    SparseOutput out(job.output, info);
-    OutputWriter writer(out, kWritesQueued);  // after out: stops before it goes
-    SparseSummary summary;
-    summary.decoder = decoder.name;
+    auto out = std::make_unique<SparseOutput>(job.output, info);
+    auto writer = std::make_unique<OutputWriter>(*out, kWritesQueued);  // after out: stops before it goes
+    t0 = Clock::now();
+    const std::vector<Decoder> made = making.get();
+    times.decoders_wait = seconds_since(t0);
+    times.decoders = making.seconds();
+    summary.decoder = where.gpu ? describe_devices(where.devices) : made[0].name;
+    summary.frames_per_decoder.assign(decoders, 0);
+    std::vector<std::unique_ptr<BatchDecoder>> batches;
+    for (const Decoder& d : made) batches.push_back(std::make_unique<BatchDecoder>(job, scan, use, matrix_used, d));
+
     Progress progress(b - a, job.quiet);
+    const auto loop_start = Clock::now();
     for (const Part& p : parts) {
-        writer.begin_group(scan.datasets[p.d].path, p.end - p.first);
-        BatchReader reader(p.index, ring, kBatchFrames, job.reader_threads);
-        ReadBatch batch;
-        while (reader.next(batch)) {
-            OutputRows rows = batches.decode(batch, p.d);
+        writer->begin_group(scan.datasets[p.d].path, p.end - p.first);
+        const auto part_start = Clock::now();
+        BatchReader reader(p.index, ring, kBatchFrames, readers);
+        const DecodeBatch decode = [&](const ReadBatch& batch, std::size_t k) {
+            OutputRows rows = batches[k]->decode(batch, p.d);
+            summary.frames_per_decoder[k] += rows.frames();  // only decoder k's thread writes here
+            return rows;
+        };
+        bool first = true;
+        const SinkRows sink = [&](OutputRows&& rows) {
+            if (first) {
+                times.first_batch += seconds_since(part_start);
+                times.first_frames += rows.frames();
+                first = false;
+            }
             summary.pixels += rows.pixels();
             summary.frames += rows.frames();
-            writer.append(std::move(rows));
+            writer->append(std::move(rows));
             progress.update(summary.frames);
-            if (stop) {
-                summary.interrupted = true;
-                break;
-            }
-        }
-        writer.close_group(!summary.interrupted);
+            return !stop;
+        };
+        summary.interrupted = !decode_in_order(reader, decoders, ring.slots(), decode, sink);
+        times.loop += seconds_since(part_start);
+        writer->close_group(!summary.interrupted);
         if (summary.interrupted) break;
     }
-    writer.finish();
+    times.slot_memory = ring.making_seconds();
+    t0 = Clock::now();
+    writer->finish();
+    writer.reset();
+    out.reset();  // closes the file and renames it into place
+    times.finish = seconds_since(t0);
     progress.finish();
     summary.decoded_bytes = static_cast<double>(summary.frames) * scan.ni * scan.nj * pixel_size(scan.type);
-    summary.seconds = progress.seconds();
+    summary.seconds = seconds_since(loop_start);
+    times.steady = times.loop - times.first_batch;
     return summary;
 }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "bslz4/powder.hpp"
 
@@ -19,25 +20,65 @@ struct SparseJob {
     Accumulator acc = Accumulator::f64;
     std::string frames_spec;  // A:B
     Where where = Where::any;
-    int device = 0;
+    // The GPUs a scan's frames are spread over, batch by batch (output still in frame order);
+    // empty: GPU 0. Naming any with no GPU present is an error, not a run on the CPU.
+    std::vector<int> devices;
     bool quiet = false;
     std::string command_line;
-    unsigned reader_threads = 2;  // positional reads of chunks at once (1 to 16)
+    // Positional reads of chunks at once (1 to 16); 0: 2 on the CPU, 2 + 2 a GPU on GPUs (the
+    // GPUs decode faster than two threads read a page-cached file).
+    unsigned reader_threads = 0;
+    // On GPUs, the ring's slots in ordinary memory (each GPU object copies a batch into pinned
+    // staging of its own, made once), or in pinned memory (uploaded by DMA straight from there).
+    // Pinning costs a fixed time per byte (1.6 to 2.1 GB/s on the H200 host: 0.2 s more for a
+    // ring of six dense batches), which the faster loop of a pinned ring wins back only on scans
+    // of several thousand frames; the bench measures both.
+    bool pinned_ring = false;
     // Datasets longer than this are read through HDF5 where it cannot list chunks in one pass
     // (see hdf5/chunk_index.hpp): indexing them chunk by chunk would cost n^2 / 2 steps.
     std::size_t per_chunk_index_limit = 8192;
 };
 
-struct SparseSummary {
-    std::size_t frames = 0, pixels = 0;
-    double decoded_bytes = 0, seconds = 0;
-    bool interrupted = false;
-    std::string decoder;  // "GPU 0 (NVIDIA H200)" or "CPU (16 threads)"
+// Where a job's time went, in seconds, for the bench: the costs paid once a call, and the
+// rate of the loop once it runs.
+struct JobTimes {
+    double open = 0;          // the scan opened, its mask and matrix read
+    double index = 0;         // every dataset's chunk index read
+    double decoders = 0;      // the decoder objects made (GPU: context, module, buffers), on
+                              // threads of their own while the index is read
+    double decoders_wait = 0; // of that, what the job waited for after the index
+    double slot_memory = 0;   // the ring's slots made (pinned: see pinned_ring), by the reader threads,
+                              // summed over them (overlapping the first reads and decodes)
+    double first_batch = 0;   // from the readers' start to the first batch's rows handed to the writer
+    double loop = 0;          // from the readers' start to the last batch's rows handed on
+    double finish = 0;        // the writer's last writes and the file's close
+    std::size_t first_frames = 0;  // frames of the first batch of each dataset (not in the steady rate)
+    double steady = 0;        // loop - first_batch (summed over datasets)
 };
 
-// Chunks are read by job.reader_threads threads into a bounded ring of buffers (pinned on the
-// GPU), decoded batch by batch in frame order, and written by a thread of their own. Stops after
-// the batch in hand when `stop` becomes true (the file then holds what was done).
+struct SparseSummary {
+    std::size_t frames = 0, pixels = 0;
+    double decoded_bytes = 0, seconds = 0;  // seconds: from the readers' start to the file's close
+    bool interrupted = false;
+    std::string decoder;  // "GPU 0 (NVIDIA H200)", "2 GPUs (0, 1: NVIDIA H200)" or "CPU (16 threads)"
+    std::vector<std::size_t> frames_per_decoder;  // one a GPU (or the CPU), in the order of job.devices
+    unsigned reader_threads = 0;
+    // On GPUs, the ring's slots in ordinary memory (each GPU object copies a batch into pinned
+    // staging of its own, made once), or in pinned memory (uploaded by DMA straight from there).
+    // Pinning costs a fixed time per byte (1.6 to 2.1 GB/s on the H200 host: 0.2 s more for a
+    // ring of six dense batches), which the faster loop of a pinned ring wins back only on scans
+    // of several thousand frames; the bench measures both.
+    bool pinned_ring = false;
+    JobTimes times;
+    // The loop's rate once running: frames after each dataset's first batch / times.steady (0
+    // when there was one batch only).
+    double steady_frames_per_s() const;
+};
+
+// Chunks are read by job.reader_threads threads into a bounded ring of buffers, decoded batch
+// by batch (by each GPU in turn, on a thread each), written in frame order by a thread of their
+// own. Stops after the batch in hand when `stop` becomes true (the file then
+// holds what was done).
 SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop);
 
 }  // namespace bslz4::tool

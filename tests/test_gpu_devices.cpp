@@ -1,0 +1,284 @@
+// Several GPUs at once: objects on each device driven from threads of their own at the same time,
+// an object made on one thread and called from another, and `bslz4 sparse`'s job spread over
+// the GPUs, all equal to the CPU bit for bit. Part of test_gpu (whose main skips without a GPU);
+// each case here returns early, saying why, with fewer than two GPUs.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "bslz4/bslz4.hpp"
+#include "bslz4/cuda/chunk2sparse.hpp"
+#include "bslz4/cuda/chunk2sparse_csc.hpp"
+#include "bslz4/cuda/device.hpp"
+#include "bslz4/cuda/host_memory.hpp"
+#include "matrix_support.hpp"
+#include "test_support.hpp"
+
+#if BSLZ4_HAVE_HDF5
+#include "h5_reader.hpp"
+#include "hdf5/scan_writer.hpp"
+#include "sparse_job.hpp"
+#include "tool_runner.hpp"
+#endif
+
+using namespace bslz4;
+
+namespace {
+
+bool two_gpus() {
+    if (cuda::device_count() >= 2) return true;
+    WARN("only " << cuda::device_count() << " GPU here: several devices at once are not tested");
+    return false;
+}
+
+// Frames of an Eiger-like stack, their chunks, and the CPU's lists of them (the oracle).
+struct Frames {
+    std::size_t ni, nj;
+    PixelType type;
+    std::vector<std::vector<std::uint8_t>> chunks;
+    std::vector<std::uint8_t> mask;
+    std::vector<ByteView> views() const { return {chunks.begin(), chunks.end()}; }
+};
+
+Frames eiger_frames(std::size_t ni, std::size_t nj, PixelType t, std::size_t frames, unsigned seed) {
+    Frames s{ni, nj, t, {}, synthetic_eiger_mask(ni, nj)};
+    for (std::size_t f = 0; f < frames; ++f)
+        s.chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, t, static_cast<std::uint32_t>(seed + f % 11)), pixel_size(t)));
+    return s;
+}
+
+// The batch's lists, owned (a batch's views are overwritten by the object's next call).
+struct Lists {
+    std::vector<std::uint32_t> npixels;
+    std::vector<std::vector<std::uint8_t>> indices, values;
+};
+
+Lists lists_of(const SparseBatch& b) {
+    Lists l;
+    const std::size_t bpp = pixel_size(b.pixel_type);
+    for (std::size_t f = 0; f < b.nframes; ++f) {
+        const SparseFrame fr = b.frame(f);
+        l.npixels.push_back(static_cast<std::uint32_t>(fr.npixels));
+        const auto* i = reinterpret_cast<const std::uint8_t*>(fr.indices);
+        const auto* v = static_cast<const std::uint8_t*>(fr.values);
+        l.indices.emplace_back(i, i + fr.npixels * 4);
+        l.values.emplace_back(v, v + fr.npixels * bpp);
+    }
+    return l;
+}
+
+// Runs each job on a thread of its own, all at once; rethrows the first failure (a REQUIRE
+// inside a thread cannot stop Catch, so the threads compare and throw, the test checks here).
+void at_once(const std::vector<std::function<void()>>& jobs) {
+    std::vector<std::exception_ptr> errors(jobs.size());
+    std::atomic<std::size_t> ready{0};
+    std::vector<std::thread> threads;
+    for (std::size_t k = 0; k < jobs.size(); ++k)
+        threads.emplace_back([&, k] {
+            ++ready;
+            while (ready < jobs.size()) std::this_thread::yield();  // start together
+            try {
+                jobs[k]();
+            } catch (...) {
+                errors[k] = std::current_exception();
+            }
+        });
+    for (std::thread& t : threads) t.join();
+    for (std::size_t k = 0; k < errors.size(); ++k) {
+        INFO("thread " << k);
+        if (errors[k]) std::rethrow_exception(errors[k]);
+    }
+}
+
+void expect_equal(const Lists& got, const Lists& want, const std::string& who) {
+    if (got.npixels != want.npixels) throw Error(who + ": pixel counts differ from the CPU's");
+    if (got.indices != want.indices) throw Error(who + ": indices differ from the CPU's");
+    if (got.values != want.values) throw Error(who + ": values differ from the CPU's");
+}
+
+}  // namespace
+
+TEST_CASE("objects on every GPU, driven from a thread each at the same time, equal the CPU bit for bit", "[gpu][devices]") {
+    if (!two_gpus()) return;
+    const int devices = cuda::device_count();
+    // Two scans of different shapes and types, a few groups a call (group 32), so that uploads,
+    // kernels and host listing of every device overlap the others'.
+    const Frames u16 = eiger_frames(514, 1030, PixelType::u16, 150, 3), i32 = eiger_frames(257, 515, PixelType::i32, 90, 5);
+    const Lists want16 = lists_of(bslz4::Chunk2Sparse(u16.mask, u16.ni, u16.nj, u16.type).multi(u16.views(), 2.0));
+    const Lists want32 = lists_of(bslz4::Chunk2Sparse(i32.mask, i32.ni, i32.nj, i32.type).multi(i32.views(), 2.0));
+    const Lists want16_one = lists_of(bslz4::Chunk2Sparse(u16.mask, u16.ni, u16.nj, u16.type).multi({u16.views()[7]}, 2.0));
+    const IntegrationMatrix m =
+        fixed_point_matrix(normalise_matrix(test::random_csr(40, u16.ni * u16.nj, 1.5, 23).input()), u16.type);
+    // The CPU object lives on: its batch is a view into its own memory.
+    bslz4::Chunk2SparseCSC cpu_powder(u16.mask, u16.ni, u16.nj, u16.type, m, Accumulator::i64);
+    const IntegratedBatch want_powder = cpu_powder.multi(u16.views(), 2.0);
+    const std::size_t powder_bytes = u16.chunks.size() * m.bins * 8;
+
+    std::vector<std::function<void()>> jobs;
+    for (int d = 0; d < devices; ++d) {
+        const cuda::Chunk2SparseOptions on{0, 32, cuda::Unblock::gpu, d, Codec::lz4};
+        const std::string who = "GPU " + std::to_string(d);
+        // lists from pageable memory, one frame at a time, and from pinned memory
+        jobs.push_back([&, on, who] {
+            cuda::Chunk2Sparse gpu(u16.mask, u16.ni, u16.nj, u16.type, on);
+            if (gpu.device() != on.device) throw Error(who + ": the object says it is on GPU " + std::to_string(gpu.device()));
+            std::vector<std::uint64_t> offsets, lengths;
+            std::size_t total = 0;
+            for (const auto& c : u16.chunks) {
+                offsets.push_back(total);
+                lengths.push_back(c.size());
+                total += c.size();
+            }
+            cuda::PinnedHostMemory pinned(total, on.device);
+            for (std::size_t f = 0; f < u16.chunks.size(); ++f)
+                std::memcpy(pinned.data() + offsets[f], u16.chunks[f].data(), lengths[f]);
+            for (int round = 0; round < 4; ++round) {
+                expect_equal(lists_of(gpu.multi(u16.views(), 2.0)), want16, who + " multi u16");
+                expect_equal(lists_of(gpu.from_buffer(ByteView(pinned.data(), total), offsets, lengths, 2.0)), want16,
+                             who + " from_buffer u16");
+                const SparseFrame one = gpu(u16.views()[7], 2.0);
+                if (one.npixels != want16_one.npixels[0] ||
+                    std::memcmp(one.indices, want16_one.indices[0].data(), want16_one.indices[0].size()) != 0)
+                    throw Error(who + ": operator() differs from the CPU's");
+            }
+        });
+        // a second object on the same device, another type, on a thread of its own
+        jobs.push_back([&, on, who] {
+            cuda::Chunk2Sparse gpu(i32.mask, i32.ni, i32.nj, i32.type, on);
+            for (int round = 0; round < 6; ++round) expect_equal(lists_of(gpu.multi(i32.views(), 2.0)), want32, who + " multi i32");
+        });
+        // lists and powders (exact integer sums) on the same device
+        jobs.push_back([&, on, who] {
+            cuda::Chunk2SparseCSC gpu(u16.mask, u16.ni, u16.nj, u16.type, m, Accumulator::i64, on);
+            for (int round = 0; round < 3; ++round) {
+                const IntegratedBatch r = gpu.multi(u16.views(), 2.0);
+                expect_equal(lists_of(r.sparse), want16, who + " csc lists");
+                if (std::memcmp(r.powder.data, want_powder.powder.data, powder_bytes) != 0)
+                    throw Error(who + ": powders differ from the CPU's");
+            }
+        });
+    }
+    REQUIRE_NOTHROW(at_once(jobs));
+}
+
+TEST_CASE("an object made on GPU k in one thread works when called from another thread", "[gpu][devices]") {
+    if (!two_gpus()) return;
+    const Frames s = eiger_frames(300, 400, PixelType::u16, 40, 9);
+    const Lists want = lists_of(bslz4::Chunk2Sparse(s.mask, s.ni, s.nj, s.type).multi(s.views(), 3.0));
+    for (int d = 0; d < cuda::device_count(); ++d) {
+        INFO("GPU " << d);
+        const cuda::Chunk2SparseOptions on{0, 16, cuda::Unblock::gpu, d, Codec::lz4};
+        // made on thread A, called here (thread B), then on thread C while this thread holds another device's context
+        std::unique_ptr<cuda::Chunk2Sparse> made;
+        std::thread a([&] { made = std::make_unique<cuda::Chunk2Sparse>(s.mask, s.ni, s.nj, s.type, on); });
+        a.join();
+        REQUIRE(made->device() == d);
+        REQUIRE_NOTHROW(expect_equal(lists_of(made->multi(s.views(), 3.0)), want, "called from another thread"));
+        cuda::Chunk2Sparse other(s.mask, s.ni, s.nj, s.type, {0, 16, cuda::Unblock::gpu, (d + 1) % cuda::device_count(), Codec::lz4});
+        std::exception_ptr error;
+        std::thread c([&] {
+            try {
+                expect_equal(lists_of(made->multi(s.views(), 3.0)), want, "called from a third thread");
+            } catch (...) {
+                error = std::current_exception();
+            }
+        });
+        REQUIRE_NOTHROW(expect_equal(lists_of(other.multi(s.views(), 3.0)), want, "the other device's, meanwhile"));
+        c.join();
+        if (error) REQUIRE_NOTHROW(std::rethrow_exception(error));
+        // a device array made from another thread stays on the object's device
+        cuda::DeviceArray dense;
+        std::thread e([&] { dense = made->decompress({s.views()[0]}); });
+        e.join();
+        CHECK(dense.device() == d);
+        CHECK(dense.to_host() == decode_chunk(s.chunks[0], 2));
+        // and the object is destroyed on yet another thread
+        std::thread f([&] { made.reset(); });
+        f.join();
+    }
+}
+
+#if BSLZ4_HAVE_HDF5
+namespace {
+
+struct SparseFile {
+    std::vector<std::uint32_t> row, col, nnz;
+    std::vector<std::uint32_t> intensity;  // u16 in the file
+};
+
+SparseFile read_sparse(const std::string& path) {
+    const test::H5Reader f(path);
+    return {f.dataset<std::uint32_t>("/entry_data_data/row", H5T_NATIVE_UINT32),
+            f.dataset<std::uint32_t>("/entry_data_data/col", H5T_NATIVE_UINT32),
+            f.dataset<std::uint32_t>("/entry_data_data/nnz", H5T_NATIVE_UINT32),
+            f.dataset<std::uint32_t>("/entry_data_data/intensity", H5T_NATIVE_UINT32)};
+}
+
+tool::SparseSummary run_job(const std::string& scan, const std::string& out, tool::SparseJob::Where where,
+                            std::vector<int> devices) {
+    tool::SparseJob job;
+    job.input = scan;
+    job.output = out;
+    job.cut = 3;
+    job.where = where;
+    job.devices = std::move(devices);
+    job.quiet = true;
+    const std::atomic<bool> never{false};
+    return tool::run_sparse_job(job, never);
+}
+
+}  // namespace
+
+TEST_CASE("bslz4 sparse's job on every GPU writes what one GPU and the CPU write; a bad chunk is named as on one",
+          "[gpu][devices][sparse]") {
+    if (!two_gpus()) return;
+    std::vector<int> all;
+    for (int d = 0; d < cuda::device_count(); ++d) all.push_back(d);
+    const std::size_t ni = 257, nj = 300, frames = 64 * 7 + 9;  // eight batches, the last short
+    std::vector<std::vector<std::uint8_t>> chunks;
+    for (std::uint32_t f = 0; f < frames; ++f) chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, PixelType::u16, f % 13), 2));
+    const std::string scan = test::temp_path("devices_scan.h5");
+    tool::write_scan(scan, ni, nj, PixelType::u16, frames, {}, chunks);
+    const tool::SparseSummary cpu = run_job(scan, test::temp_path("devices_cpu.h5"), tool::SparseJob::Where::cpu, {});
+    const tool::SparseSummary one = run_job(scan, test::temp_path("devices_one.h5"), tool::SparseJob::Where::gpu, {1});
+    const tool::SparseSummary every = run_job(scan, test::temp_path("devices_all.h5"), tool::SparseJob::Where::any, all);
+    CHECK(every.frames == frames);
+    CHECK(every.pixels == cpu.pixels);
+    CHECK(one.pixels == cpu.pixels);
+    REQUIRE(every.frames_per_decoder.size() == all.size());
+    for (std::size_t k = 0; k < all.size(); ++k) CHECK(every.frames_per_decoder[k] > 0);
+    const SparseFile want = read_sparse(test::temp_path("devices_cpu.h5"));
+    for (const char* name : {"devices_one.h5", "devices_all.h5"}) {
+        INFO(name);
+        const SparseFile got = read_sparse(test::temp_path(name));
+        CHECK(got.nnz == want.nnz);
+        CHECK(got.row == want.row);
+        CHECK(got.col == want.col);
+        CHECK(got.intensity == want.intensity);
+    }
+
+    // frame 200 (batch 3) cut short: the same message on every GPU as on one, frames before it written
+    chunks[200].resize(chunks[200].size() - 9);
+    const std::string bad = test::temp_path("devices_bad.h5");
+    tool::write_scan(bad, ni, nj, PixelType::u16, frames, {}, chunks);
+    std::string one_says, all_says;
+    try {
+        run_job(bad, test::temp_path("devices_bad_one.h5"), tool::SparseJob::Where::gpu, {0});
+    } catch (const Error& e) {
+        one_says = e.what();
+    }
+    try {
+        run_job(bad, test::temp_path("devices_bad_all.h5"), tool::SparseJob::Where::gpu, all);
+    } catch (const Error& e) {
+        all_says = e.what();
+    }
+    CHECK_THAT(one_says, Catch::Contains(" frame 200: "));
+    CHECK(all_says == one_says);
+}
+#endif
