@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "bslz4/bslz4.hpp"
+#include "error_codes.hpp"
 #include "file_io.hpp"
+#include "reference_cases.hpp"
 #include "sha256.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
@@ -166,4 +168,22 @@ TEST_CASE("the profiles compress an Eiger 4M frame about 8, 27 and 90 times, as 
         CHECK(ratio > range.first);
         CHECK(ratio < range.second);
     }
+}
+
+TEST_CASE("a file the tools cannot read or write is an io error; a malformed case list is bad_argument", "[cli][error-codes]") {
+    using bslz4::ErrorCode;
+    using bslz4::test::code_thrown_by;
+    const std::string dir = tmp("cases_dir");
+    std::filesystem::remove_all(dir);
+    CHECK(code_thrown_by([&] { bslz4::tool::read_file(tmp("no_such_file")); }) == ErrorCode::io);
+    CHECK(code_thrown_by([&] { bslz4::tool::write_file(dir + "/no_such_folder/out", std::vector<std::uint8_t>(3)); }) ==
+          ErrorCode::io);
+    CHECK(code_thrown_by([&] { bslz4::tool::read_reference_cases(dir); }) == ErrorCode::io);
+    std::filesystem::create_directories(dir);
+    const std::string header = "name\tdtype\telem_size\tni\tnj\tcodec\tblock_bytes\tchunk_bytes\tsha256\traw\n";
+    const std::string line = "a\tu16\t2\t4\t4\tlz4\t0\t40\tabc\tno\n";
+    bslz4::tool::write_file(dir + "/cases.tsv", std::string(header + line));
+    CHECK(code_thrown_by([&] { bslz4::tool::read_reference_cases(dir); }) == ErrorCode::ok);
+    bslz4::tool::write_file(dir + "/cases.tsv", std::string(header + "a\tu16\ttwo\n"));
+    CHECK(code_thrown_by([&] { bslz4::tool::read_reference_cases(dir); }) == ErrorCode::bad_argument);
 }

@@ -15,10 +15,15 @@
 #include <system_error>
 
 #include "bslz4/bslz4.hpp"
+#include "error_codes.hpp"
+#include "file_io.hpp"
 #include "h5_reader.hpp"
+#include "hdf5/matrix_file.hpp"
 #include "hdf5/scan_input.hpp"
 #include "hdf5/scan_writer.hpp"
+#include "hdf5/sparse_output.hpp"
 #include "matrix_support.hpp"
+#include "sparse_campaign.hpp"
 #include "sparse_job.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
@@ -798,4 +803,62 @@ TEST_CASE("an interrupted run with several reader threads and the writer's threa
     const auto nnz = f.dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32);
     REQUIRE(nnz.size() == 64);
     for (std::size_t fr = 0; fr < 64; ++fr) CHECK(static_cast<std::size_t>(nnz[fr]) == want.sparse.npixels[fr]);
+}
+
+// ---- Error codes, and bad frames in the output (issue 17) ----
+
+TEST_CASE("the tools' refusals carry the code of what went wrong: io, bad_argument, bad_matrix, a chunk's code",
+          "[sparse-tool][error-codes]") {
+    using test::code_thrown_by;
+    const std::string scan = temp_path("scan_codes.h5"), missing = temp_path("no_such_scan.h5");
+    const std::string not_hdf5 = temp_path("not_hdf5.h5"), mat = temp_path("matrix_codes.h5");
+    write_test_scan(scan);
+    std::remove(missing.c_str());
+    tool::write_file(not_hdf5, std::vector<std::uint8_t>(100, 7));
+    tool::write_matrix(mat, "csr", normalise_matrix(test::random_csr(5, 4 * kNj, 2.0, 1).input()));
+
+    // the scan
+    CHECK(code_thrown_by([&] { tool::open_scan(missing, ""); }) == ErrorCode::io);
+    CHECK(code_thrown_by([&] { tool::open_scan(not_hdf5, ""); }) == ErrorCode::bad_argument);
+    CHECK(code_thrown_by([&] { tool::open_scan(scan, "/entry/nope"); }) == ErrorCode::bad_argument);
+    CHECK(code_thrown_by([&] { tool::open_scan(scan, "/entry/instrument/detector/pixel_mask"); }) == ErrorCode::bad_argument);
+    CHECK(code_thrown_by([&] { tool::open_scan(scan, ""); }) == ErrorCode::ok);
+    // a link to a file that is not there: the data cannot be read
+    const std::string dir = test::env_or("TMPDIR", "/tmp"), master = dir + "/bslz4_test_codes_master.h5";
+    write_master_file(master, {"bslz4_test_codes_missing_data.h5"});
+    CHECK(code_thrown_by([&] { tool::open_scan(master, ""); }) == ErrorCode::io);
+
+    // the matrix: a file that cannot be read, a group the user names wrongly, a matrix refused
+    CHECK(code_thrown_by([&] { tool::read_matrix_file(missing + ":/csr"); }) == ErrorCode::io);
+    CHECK(code_thrown_by([&] { tool::read_matrix_file(mat); }) == ErrorCode::bad_argument);  // no :GROUP
+    CHECK(code_thrown_by([&] { tool::read_matrix_file(mat + ":/nope"); }) == ErrorCode::bad_argument);
+    CHECK(code_thrown_by([&] { tool::read_matrix_file(scan + ":/entry/instrument"); }) == ErrorCode::bad_matrix);  // no data
+    CHECK(code_thrown_by([&] { tool::read_matrix_file(mat + ":/csr", kNi * kNj); }) == ErrorCode::bad_matrix);  // other pixels
+    CHECK(code_thrown_by([&] { tool::read_matrix_file(mat + ":/csr", 4 * kNj); }) == ErrorCode::ok);
+
+    // the output: a folder that is not there, a folder in the way of the file
+    tool::OutputInfo info;
+    info.ni = kNi;
+    info.nj = kNj;
+    CHECK(code_thrown_by([&] { tool::SparseOutput out("/nonexistent_dir/out.h5", info); }) == ErrorCode::io);
+    CHECK(code_thrown_by([&] { tool::SparseOutput out(dir, info); }) == ErrorCode::bad_argument);
+
+    // a chunk the chunk index sizes past the file, or past any chunk of the frame
+    CHECK(code_thrown_by([] { tool::h5::check_chunk_extent(UINT64_MAX, 5000, 4000, 9000, "frame 0"); }) ==
+          ErrorCode::truncated_chunk);
+    CHECK(code_thrown_by([] { tool::h5::check_chunk_extent(3500, 1000, 4000, 9000, "frame 0"); }) == ErrorCode::truncated_chunk);
+    CHECK(code_thrown_by([] { tool::h5::check_chunk_extent(0, 3000, 4000, 2000, "frame 0"); }) == ErrorCode::bad_block_length);
+
+    // a failed scan's message gains what became of the output, and keeps its code
+    tool::SparseJob job;
+    job.input = missing;
+    job.output = temp_path("out_codes.h5");
+    job.cut = 4;
+    job.where = tool::SparseJob::Where::cpu;
+    job.quiet = true;
+    const std::atomic<bool> stop{false};
+    CHECK(code_thrown_by([&] { tool::run_sparse_file(job, stop); }) == ErrorCode::io);
+    job.input = scan;
+    job.dataset = "/entry/nope";
+    CHECK(code_thrown_by([&] { tool::run_sparse_file(job, stop); }) == ErrorCode::bad_argument);
 }

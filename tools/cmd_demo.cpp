@@ -55,12 +55,12 @@ void compare_gpu_cpu(const EigerStack& stack, const IntegrationMatrix& matrix, d
         const SparseFrame cf = c.sparse.frame(f), gf = g.sparse.frame(f);
         if (cf.npixels != gf.npixels || std::memcmp(cf.indices, gf.indices, 4 * cf.npixels) != 0 ||
             std::memcmp(cf.values, gf.values, pixel_size(stack.type) * cf.npixels) != 0)
-            throw Error("demo: GPU and CPU lists differ on frame " + std::to_string(f));
+            throw Error(ErrorCode::gpu_fault, "demo: GPU and CPU lists differ on frame " + std::to_string(f));
         for (std::size_t b = 0; b < matrix.bins; ++b)
             worst = std::max(worst, std::fabs(g.powder.value(f, b) - c.powder.value(f, b)) /
                                         std::max(1.0, std::fabs(c.powder.value(f, b))));
     }
-    if (worst > 1e-12) throw Error("demo: GPU and CPU powders differ by " + std::to_string(worst));
+    if (worst > 1e-12) throw Error(ErrorCode::gpu_fault, "demo: GPU and CPU powders differ by " + std::to_string(worst));
     std::printf("GPU == CPU on the first %zu frames: the same pixel lists, powders within %.1e (relative)\n",
                 views.size(), worst);
 #else
@@ -71,7 +71,7 @@ void compare_gpu_cpu(const EigerStack& stack, const IntegrationMatrix& matrix, d
 int scan_demo(std::size_t frames, std::string dir, double cut, bool cpu, PixelType type, SyntheticProfile profile) {
     if (dir.empty()) {
         std::string pattern = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/bslz4-demo-XXXXXX";
-        if (!mkdtemp(pattern.data())) throw Error("demo: cannot make a directory under " + pattern);
+        if (!mkdtemp(pattern.data())) throw Error(ErrorCode::io, "demo: cannot make a directory under " + pattern);
         dir = pattern;
     }
     constexpr std::size_t kDistinct = 16, kBins = 2000;

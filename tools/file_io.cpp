@@ -20,7 +20,7 @@ std::string why() { return std::strerror(errno); }
 
 std::vector<std::uint8_t> read_file(const std::string& path) {
     File f(std::fopen(path.c_str(), "rb"));
-    if (!f) throw Error(path + ": cannot open: " + why());
+    if (!f) throw Error(ErrorCode::io, path + ": cannot open: " + why());
     std::vector<std::uint8_t> out;
     std::uint8_t buf[1 << 16];
     for (;;) {
@@ -28,16 +28,16 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
         out.insert(out.end(), buf, buf + n);
         if (n < sizeof buf) break;
     }
-    if (std::ferror(f.get())) throw Error(path + ": read failed: " + why());
+    if (std::ferror(f.get())) throw Error(ErrorCode::io, path + ": read failed: " + why());
     return out;
 }
 
 void write_file(const std::string& path, ByteView bytes) {
     File f(std::fopen(path.c_str(), "wb"));
-    if (!f) throw Error(path + ": cannot create: " + why());
+    if (!f) throw Error(ErrorCode::io, path + ": cannot create: " + why());
     if (bytes.size && std::fwrite(bytes.data, 1, bytes.size, f.get()) != bytes.size)
-        throw Error(path + ": write failed: " + why());
-    if (std::fclose(f.release()) != 0) throw Error(path + ": write failed: " + why());
+        throw Error(ErrorCode::io, path + ": write failed: " + why());
+    if (std::fclose(f.release()) != 0) throw Error(ErrorCode::io, path + ": write failed: " + why());
 }
 
 }  // namespace bslz4::tool

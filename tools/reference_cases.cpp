@@ -11,7 +11,7 @@ namespace bslz4::tool {
 std::vector<ReferenceCase> read_reference_cases(const std::string& dir) {
     const std::string path = dir + "/cases.tsv";
     std::ifstream in(path);
-    if (!in) throw Error(path + ": cannot open");
+    if (!in) throw Error(ErrorCode::io, path + ": cannot open");
     std::vector<ReferenceCase> cases;
     std::string line;
     std::getline(in, line);  // column names
@@ -21,7 +21,7 @@ std::vector<ReferenceCase> read_reference_cases(const std::string& dir) {
         ReferenceCase c;
         std::string dtype, codec, raw;
         if (!std::getline(fields, c.name, '\t') || !std::getline(fields, dtype, '\t') || !(fields >> c.elem_size >> c.ni >> c.nj >> codec >> c.block_bytes >> c.chunk_bytes >> c.sha256 >> raw))
-            throw Error(path + ": line " + std::to_string(lineno) + " is malformed");
+            throw Error(ErrorCode::bad_argument, path + ": line " + std::to_string(lineno) + " is malformed");
         c.type = parse_pixel_type(dtype);
         c.codec = parse_codec(codec);
         c.has_raw = raw == "yes";

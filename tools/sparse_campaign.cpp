@@ -155,7 +155,7 @@ SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& sto
         return run_sparse_job(job, stop);
     } catch (const Error& e) {
         // The output is written under a temporary name and only renamed over -o at the end.
-        throw Error(std::string(e.what()) + " (" + job.output + (existed ? " is left unchanged)" : " is not written)"));
+        throw Error(e.code(), std::string(e.what()) + " (" + job.output + (existed ? " is left unchanged)" : " is not written)"));
     }
 }
 
@@ -172,7 +172,8 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
         std::error_code ec;
         std::filesystem::create_directories(plan.dir, ec);  // other shards may be creating it too
         if (!std::filesystem::is_directory(plan.dir))
-            throw Error("-o " + plan.dir + ": cannot create the folder" + (ec ? ": " + ec.message() : std::string()));
+            throw Error(ErrorCode::io,
+                        "-o " + plan.dir + ": cannot create the folder" + (ec ? ": " + ec.message() : std::string()));
     }
 
     CampaignReport report;

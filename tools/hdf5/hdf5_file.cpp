@@ -47,11 +47,11 @@ herr_t keep_innermost(unsigned n, const H5E_error2_t* e, void* reason) {
 
 }  // namespace
 
-Error failure(const std::string& what) {
+Error failure(const std::string& what, ErrorCode code) {
     std::string reason;
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &reason);
     H5Eclear2(H5E_DEFAULT);
-    return Error(reason.empty() ? what : what + " (HDF5: " + reason + ")");
+    return Error(code, reason.empty() ? what : what + " (HDF5: " + reason + ")");
 }
 
 Handle open_file(const std::string& path, bool write) {
@@ -59,8 +59,8 @@ Handle open_file(const std::string& path, bool write) {
     if (std::FILE* f = std::fopen(path.c_str(), "rb"))
         std::fclose(f);
     else
-        throw Error(path + ": cannot open: " + std::strerror(errno));
-    if (H5Fis_hdf5(path.c_str()) <= 0) throw Error(path + ": not an HDF5 file");
+        throw Error(ErrorCode::io, path + ": cannot open: " + std::strerror(errno));
+    if (H5Fis_hdf5(path.c_str()) <= 0) throw Error(ErrorCode::bad_argument, path + ": not an HDF5 file");
     return Handle(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
                   path + ": cannot open as HDF5");
 }
@@ -116,8 +116,10 @@ std::string dangling_link(hid_t loc, const std::string& path) {
 
 Handle open_dataset(hid_t file, const std::string& path, const std::string& file_name) {
     if (!exists(file, path)) {
+        // a link that does not resolve names data the file points to but that cannot be read
         const std::string dangling = dangling_link(file, path);
-        throw Error(file_name + ": " + (dangling.empty() ? "no dataset " + path : "cannot open " + path + ": " + dangling));
+        if (dangling.empty()) throw Error(ErrorCode::bad_argument, file_name + ": no dataset " + path);
+        throw Error(ErrorCode::io, file_name + ": cannot open " + path + ": " + dangling);
     }
     return Handle(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose, file_name + ": cannot open dataset " + path);
 }
@@ -177,7 +179,8 @@ std::vector<std::uint8_t> read_nonzero(hid_t dataset, std::size_t expected, cons
     const Handle space(H5Dget_space(dataset), H5Sclose, what + ": no dataspace");
     const hssize_t n = H5Sget_simple_extent_npoints(space.get());
     if (n < 0 || static_cast<std::uint64_t>(n) != expected)
-        throw Error(what + ": " + std::to_string(n) + " values, the frames have " + std::to_string(expected) + " pixels");
+        throw Error(ErrorCode::bad_argument,
+                    what + ": " + std::to_string(n) + " values, the frames have " + std::to_string(expected) + " pixels");
     const Handle type(H5Dget_type(dataset), H5Tclose, what + ": no datatype");
     const H5T_class_t cls = H5Tget_class(type.get());
     const std::size_t size = H5Tget_size(type.get());
@@ -196,8 +199,8 @@ std::vector<std::uint8_t> read_nonzero(hid_t dataset, std::size_t expected, cons
         for (std::size_t i = 0; i < expected; ++i)
             for (std::size_t k = 0; k < width; ++k) out[i] |= bytes[i * width + k] != 0;
     } else {
-        throw Error(what + ": a mask of " + class_name(cls) + " values (" + std::to_string(size) +
-                    " bytes); integers, floats or an enum (bool) expected, nonzero = do not use");
+        throw Error(ErrorCode::bad_argument, what + ": a mask of " + class_name(cls) + " values (" + std::to_string(size) +
+                                                 " bytes); integers, floats or an enum (bool) expected, nonzero = do not use");
     }
     return out;
 }
@@ -214,15 +217,17 @@ std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& objec
 void check_chunk_extent(std::uint64_t address, std::uint64_t bytes, std::uint64_t file_bytes, std::uint64_t largest_valid,
                         const std::string& what) {
     if (bytes > file_bytes)
-        throw Error(what + ": the chunk index says the chunk has " + std::to_string(bytes) + " bytes, more than the file's " +
-                    std::to_string(file_bytes) + " bytes (damaged chunk index)");
+        throw Error(ErrorCode::truncated_chunk, what + ": the chunk index says the chunk has " + std::to_string(bytes) +
+                                                    " bytes, more than the file's " + std::to_string(file_bytes) +
+                                                    " bytes (damaged chunk index)");
     if (bytes > largest_valid)
-        throw Error(what + ": the chunk index says the chunk has " + std::to_string(bytes) +
-                    " bytes, more than any chunk of this frame can hold (at most " + std::to_string(largest_valid) +
-                    " bytes; damaged chunk index)");
+        throw Error(ErrorCode::bad_block_length, what + ": the chunk index says the chunk has " + std::to_string(bytes) +
+                                                     " bytes, more than any chunk of this frame can hold (at most " +
+                                                     std::to_string(largest_valid) + " bytes; damaged chunk index)");
     if (address != UINT64_MAX && address > file_bytes - bytes)
-        throw Error(what + ": the chunk index puts the chunk's " + std::to_string(bytes) + " bytes at byte " + std::to_string(address) +
-                    ", past the end of the file's " + std::to_string(file_bytes) + " bytes (damaged chunk index)");
+        throw Error(ErrorCode::truncated_chunk, what + ": the chunk index puts the chunk's " + std::to_string(bytes) +
+                                                    " bytes at byte " + std::to_string(address) + ", past the end of the file's " +
+                                                    std::to_string(file_bytes) + " bytes (damaged chunk index)");
 }
 
 std::vector<std::uint8_t> read_chunk(hid_t dataset, const std::vector<hsize_t>& offset, const std::string& what,
@@ -237,7 +242,9 @@ std::vector<std::uint8_t> read_chunk(hid_t dataset, const std::vector<hsize_t>& 
     std::uint32_t filters = 0;
     if (bytes && H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &filters, out.data()) < 0)
         throw failure(what + ": direct chunk read failed");
-    if (filters != 0) throw Error(what + ": the chunk was stored with its filter skipped (filter mask " + std::to_string(filters) + ")");
+    if (filters != 0)
+        throw Error(ErrorCode::bad_argument,
+                    what + ": the chunk was stored with its filter skipped (filter mask " + std::to_string(filters) + ")");
     return out;
 }
 

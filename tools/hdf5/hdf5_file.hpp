@@ -13,6 +13,7 @@
 
 namespace bslz4::tool::h5 {
 
+// A handle that cannot be had (id < 0) is failure(what): ErrorCode::io.
 class Handle {
 public:
     Handle() = default;
@@ -51,16 +52,19 @@ private:
 };
 
 // `what`, with the innermost reason on this thread's HDF5 error stack appended when there is one
-// ("what (HDF5: reason)"); the stack is cleared.
-Error failure(const std::string& what);
+// ("what (HDF5: reason)"); the stack is cleared. An HDF5 call that fails is an I/O failure (a
+// file that cannot be read, written or made sense of) unless its caller knows better.
+Error failure(const std::string& what, ErrorCode code = ErrorCode::io);
 
+// A file that cannot be opened is ErrorCode::io; one that is not HDF5, bad_argument.
 Handle open_file(const std::string& path, bool write = false);
 Handle create_file(const std::string& path);
 bool exists(hid_t loc, const std::string& path);  // every link on the path exists and resolves
 // When a link on the path exists but does not resolve: "LINK is a soft link to TARGET" or "LINK
 // is an external link to FILE:OBJECT" (the first such link); "" otherwise.
 std::string dangling_link(hid_t loc, const std::string& path);
-// Refuses a missing dataset, naming the link that does not resolve when that is why.
+// Refuses a missing dataset (bad_argument), naming the link that does not resolve when that is why
+// (io: what the file points to cannot be read).
 Handle open_dataset(hid_t file, const std::string& path, const std::string& file_name);
 
 std::vector<hsize_t> dataset_shape(hid_t dataset);
@@ -70,20 +74,24 @@ template <class T>
 std::vector<T> read_all(hid_t dataset, hid_t memtype, const std::string& what);
 // 1 where the dataset's element is nonzero, read in the dataset's own type (an integer of any
 // size and sign, an enum such as h5py's bool, a bitfield, or a float: NaN is nonzero, -0.0 is
-// zero). Refuses other classes, and a dataset of other than `expected` elements before reading.
+// zero). Refuses other classes, and a dataset of other than `expected` elements, before reading
+// (bad_argument).
 std::vector<std::uint8_t> read_nonzero(hid_t dataset, std::size_t expected, const std::string& what);
 std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& object, const std::string& name);
 
 // Refuses, naming `what`, a chunk the chunk index says has `bytes` bytes at byte `address` of a
 // file of file_bytes (address UINT64_MAX: not known), when it is larger than the file or than
 // `largest_valid` (what any valid chunk of the dataset can be), or would end past the file's end.
-// Every chunk is checked so before a buffer is sized by it or a byte is read.
+// Every chunk is checked so before a buffer is sized by it or a byte is read. A chunk that would end
+// past the file is cut short by it (truncated_chunk); one larger than any valid chunk of the frame
+// would have bytes left after its last block (bad_block_length).
 void check_chunk_extent(std::uint64_t address, std::uint64_t bytes, std::uint64_t file_bytes, std::uint64_t largest_valid,
                         const std::string& what);
 
 // The raw stored chunk at the given offset (e.g. {frame, 0, 0}). The size the chunk index gives
 // is refused, before anything is allocated, when it is larger than the file or than
 // `largest_valid` (what any valid chunk of the dataset can be).
+// A chunk stored with its filter skipped is refused (bad_argument): this reads filtered chunks.
 std::vector<std::uint8_t> read_chunk(hid_t dataset, const std::vector<hsize_t>& offset, const std::string& what,
                                      std::uint64_t largest_valid = UINT64_MAX);
 

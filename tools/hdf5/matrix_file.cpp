@@ -17,7 +17,8 @@ struct Shape {
 };
 
 Shape shape_from_attribute(const std::vector<std::int64_t>& shape, std::size_t indptr_size) {
-    if (shape.size() != 2 || shape[0] <= 0 || shape[1] <= 0) throw Error("attribute shape is not (bins, pixels)");
+    if (shape.size() != 2 || shape[0] <= 0 || shape[1] <= 0)
+        throw Error(ErrorCode::bad_matrix, "attribute shape is not (bins, pixels)");
     Shape s;
     s.bins = static_cast<std::size_t>(shape[0]);
     s.pixels = static_cast<std::size_t>(shape[1]);
@@ -27,8 +28,9 @@ Shape shape_from_attribute(const std::vector<std::int64_t>& shape, std::size_t i
 
 // No shape attribute: see the header for the rule.
 Shape shape_from_arrays(const std::vector<std::int32_t>& indices, std::size_t indptr_size, std::size_t frame_pixels) {
-    if (indptr_size < 2) throw Error("no attribute shape, and indptr has " + std::to_string(indptr_size) +
-                                     " entries: cannot tell bins and pixels");
+    if (indptr_size < 2)
+        throw Error(ErrorCode::bad_matrix,
+                    "no attribute shape, and indptr has " + std::to_string(indptr_size) + " entries: cannot tell bins and pixels");
     const std::size_t pointers = indptr_size - 1;
     std::size_t extent = 0;  // the largest index + 1
     for (std::int32_t i : indices) extent = std::max(extent, static_cast<std::size_t>(std::max(i, 0)) + 1);
@@ -44,7 +46,8 @@ Shape shape_from_arrays(const std::vector<std::int32_t>& indices, std::size_t in
 std::vector<std::int32_t> narrow(const std::vector<std::int64_t>& v, const char* name) {
     std::vector<std::int32_t> out(v.size());
     for (std::size_t k = 0; k < v.size(); ++k) {
-        if (v[k] < -1 || v[k] > 0x7FFFFFFF) throw Error(std::string(name) + ": entry " + std::to_string(k) + " out of range");
+        if (v[k] < -1 || v[k] > 0x7FFFFFFF)
+            throw Error(ErrorCode::bad_matrix, std::string(name) + ": entry " + std::to_string(k) + " out of range");
         out[k] = static_cast<std::int32_t>(v[k] < 0 ? -1 : v[k]);
     }
     return out;
@@ -52,10 +55,10 @@ std::vector<std::int32_t> narrow(const std::vector<std::int64_t>& v, const char*
 
 IntegrationMatrix read_group(const MatrixSpec& spec, std::size_t frame_pixels) {
     const h5::Handle file = h5::open_file(spec.file);
-    if (!h5::exists(file.get(), spec.group)) throw Error("no such group");
+    if (!h5::exists(file.get(), spec.group)) throw Error(ErrorCode::bad_argument, "no such group");  // the user named it
     auto read = [&](const char* name, auto zero, hid_t type) {
         const std::string path = spec.group + "/" + name;
-        if (!h5::exists(file.get(), path)) throw Error(std::string("no dataset ") + name);
+        if (!h5::exists(file.get(), path)) throw Error(ErrorCode::bad_matrix, std::string("no dataset ") + name);
         const h5::Handle d = h5::open_dataset(file.get(), path, spec.file);
         return h5::read_all<decltype(zero)>(d.get(), type, name);
     };
@@ -69,7 +72,8 @@ IntegrationMatrix read_group(const MatrixSpec& spec, std::size_t frame_pixels) {
                          indptr.data(), indptr.size()};
     IntegrationMatrix m = normalise_matrix(in);
     if (frame_pixels && m.pixels != frame_pixels)
-        throw Error("the matrix has " + std::to_string(m.pixels) + " pixels, the frames have " + std::to_string(frame_pixels));
+        throw Error(ErrorCode::bad_matrix,
+                    "the matrix has " + std::to_string(m.pixels) + " pixels, the frames have " + std::to_string(frame_pixels));
     return m;
 }
 
@@ -78,7 +82,8 @@ IntegrationMatrix read_group(const MatrixSpec& spec, std::size_t frame_pixels) {
 MatrixSpec parse_matrix_spec(const std::string& spec) {
     const std::size_t colon = spec.rfind(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size())
-        throw Error("matrix '" + spec + "': FILE.h5:GROUP expected (the group holding data, indices and indptr)");
+        throw Error(ErrorCode::bad_argument,
+                    "matrix '" + spec + "': FILE.h5:GROUP expected (the group holding data, indices and indptr)");
     MatrixSpec s{spec.substr(0, colon), spec.substr(colon + 1)};
     if (s.group[0] != '/') s.group = "/" + s.group;
     return s;
@@ -93,7 +98,7 @@ IntegrationMatrix read_matrix_file(const std::string& spec_text, std::size_t fra
         // The HDF5 layer's messages may start with the file's name already.
         std::string what = e.what();
         if (what.rfind(spec.file + ": ", 0) == 0) what.erase(0, spec.file.size() + 2);
-        throw Error(where + what);
+        throw Error(e.code(), where + what);
     }
 }
 

@@ -35,7 +35,7 @@ void write_1d(hid_t loc, const char* name, hid_t file_t, hid_t mem_t, const std:
     h5::Handle d(H5Dcreate2(loc, name, file_t, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
                  std::string("cannot create ") + name);
     if (n && H5Dwrite(d.get(), mem_t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
-        throw Error(std::string("cannot write ") + name);
+        throw h5::failure(std::string("cannot write ") + name);
 }
 
 // Bitshuffle's values as its own set_local records them (see bitshuffle_codec). When HDF5 finds
@@ -64,7 +64,8 @@ void write_scan(const std::string& path, std::size_t ni, std::size_t nj, PixelTy
 void write_scan(const std::string& path, std::size_t ni, std::size_t nj, PixelType type, std::size_t frames,
                 const std::vector<std::uint8_t>& nexus_mask, const std::vector<std::vector<std::uint8_t>>& chunks,
                 const ScanCompression& compression) {
-    if (frames && chunks.empty()) throw Error(path + ": a scan of " + std::to_string(frames) + " frames needs chunks");
+    if (frames && chunks.empty())
+        throw Error(ErrorCode::bad_argument, path + ": a scan of " + std::to_string(frames) + " frames needs chunks");
     const h5::Handle file = h5::create_file(path);
     const h5::Handle entry = group(file.get(), "entry");
     const h5::Handle data = group(entry.get(), "data");
@@ -77,7 +78,8 @@ void write_scan(const std::string& path, std::size_t ni, std::size_t nj, PixelTy
                  H5Dclose, path + ": cannot create /entry/data/data");
     // what a reader will find: a plugin's set_local may have changed what was given
     if (bitshuffle_codec(d.get(), pixel_size(type), path + ":/entry/data/data (as written)") != compression.codec)
-        throw Error(path + ":/entry/data/data: the bitshuffle filter's values, as written, name another codec than the chunks'");
+        throw Error(ErrorCode::io,
+                    path + ":/entry/data/data: the bitshuffle filter's values, as written, name another codec than the chunks'");
     for (std::size_t f = 0; f < frames; ++f) {
         const hsize_t offset[3] = {f, 0, 0};
         const auto& c = chunks[f % chunks.size()];

@@ -88,12 +88,12 @@ void append_rows(hid_t dataset, hid_t type, const void* data, std::size_t rows, 
     }
     const hsize_t start[2] = {dims[0], 0}, count[2] = {rows, cols};
     const hsize_t grown[2] = {dims[0] + rows, cols};
-    if (H5Dset_extent(dataset, grown) < 0) throw Error(std::string("cannot extend ") + name);
+    if (H5Dset_extent(dataset, grown) < 0) throw h5::failure(std::string("cannot extend ") + name);
     h5::Handle file_space(H5Dget_space(dataset), H5Sclose, name);
     H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
     h5::Handle mem_space(H5Screate_simple(rank, count, nullptr), H5Sclose, name);
     if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
-        throw Error(std::string("cannot write ") + name);
+        throw h5::failure(std::string("cannot write ") + name);
 }
 
 // Where the output goes: `path`, or the file an existing symbolic link names (the link stays).
@@ -111,9 +111,10 @@ std::string output_target(const std::string& path) {
             return path;  // a dangling link: replaced by the file
         }
     }
-    if (!S_ISREG(st.st_mode)) throw Error(path + ": exists and is not a regular file; it is left unchanged");
+    if (!S_ISREG(st.st_mode))
+        throw Error(ErrorCode::bad_argument, path + ": exists and is not a regular file; it is left unchanged");
     if (access(target.c_str(), W_OK) != 0)
-        throw Error(path + ": exists and is not writable (" + std::strerror(errno) + "); it is left unchanged");
+        throw Error(ErrorCode::io, path + ": exists and is not writable (" + std::strerror(errno) + "); it is left unchanged");
     return target;
 }
 
@@ -131,7 +132,7 @@ std::string create_temporary(const std::string& target, const std::string& shown
             return name;
         }
         if (errno != EEXIST || n == 1000)
-            throw Error(shown + ": cannot create the output file (" + std::strerror(errno) + " for " + name + ")");
+            throw Error(ErrorCode::io, shown + ": cannot create the output file (" + std::strerror(errno) + " for " + name + ")");
     }
 }
 
@@ -149,7 +150,8 @@ SparseOutput::SparseOutput(const std::string& path, const OutputInfo& info)
       temporary_(create_temporary(final_path_, path)),
       file_(h5::create_file(temporary_.path())) {
     // A throw from here on closes file_ and then removes the temporary (both are built).
-    if (info.ni > 65536 || info.nj > 65536) throw Error(path + ": frames wider than 65536 pixels do not fit uint16 row/col");
+    if (info.ni > 65536 || info.nj > 65536)
+        throw Error(ErrorCode::bad_argument, path + ": frames wider than 65536 pixels do not fit uint16 row/col");
     const hid_t root = file_.get();
     attribute(root, "command_line", info.command_line);
     attribute(root, "input_file", info.input_file);
@@ -163,11 +165,12 @@ SparseOutput::~SparseOutput() noexcept(false) {
     const bool flushed = failed || H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) >= 0;
     file_ = h5::Handle();
     if (failed) return;  // temporary_ removes the file: the output is left as it was
-    if (!flushed) throw Error(path_ + ": cannot write the output file (disk full?)");
+    if (!flushed) throw Error(ErrorCode::io, path_ + ": cannot write the output file (disk full?)");
     if (std::rename(temporary_.path().c_str(), final_path_.c_str()) != 0) {
         const std::string why = std::strerror(errno), kept = temporary_.path();
         temporary_.keep();
-        throw Error(path_ + ": cannot rename the finished output over it (" + why + "); the results are in " + kept);
+        throw Error(ErrorCode::io,
+                    path_ + ": cannot rename the finished output over it (" + why + "); the results are in " + kept);
     }
     temporary_.keep();
 }
@@ -226,7 +229,8 @@ void SparseOutput::append(const OutputRows& rows) {
     append_rows(datasets_[3].get(), H5T_NATIVE_INT32, rows.nnz.data(), count, 0, "nnz");
     if (info_.bins) {
         if (rows.powder.size() != count * info_.bins * accumulator_size(info_.acc))
-            throw Error(path_ + ": a batch of " + std::to_string(count) + " frames came without its powders");
+            throw Error(ErrorCode::bad_argument,
+                        path_ + ": a batch of " + std::to_string(count) + " frames came without its powders");
         append_rows(datasets_[4].get(), acc_type(info_.acc), rows.powder.data(), count, info_.bins, "powder");
     }
     frames_done_ += count;
