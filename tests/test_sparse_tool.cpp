@@ -862,3 +862,99 @@ TEST_CASE("the tools' refusals carry the code of what went wrong: io, bad_argume
     job.dataset = "/entry/nope";
     CHECK(code_thrown_by([&] { tool::run_sparse_file(job, stop); }) == ErrorCode::bad_argument);
 }
+
+namespace {
+
+// The name of the file `path` is being written under (SparseOutput's temporary beside it).
+std::string temporary_of(const std::string& path) {
+    const std::filesystem::path p(path);
+    for (const auto& e : std::filesystem::directory_iterator(p.parent_path()))
+        if (e.path().filename().string().rfind(p.filename().string() + ".part-", 0) == 0) return e.path().string();
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("bad frames are written with nnz 0 and a zero powder, and listed in bad_frames (frame, code, code_name, message)",
+          "[sparse-tool][bad-frames]") {
+    const std::string out = temp_path("out_bad_frames.h5"), snapshot = temp_path("out_bad_frames_interrupted.h5");
+    std::remove(out.c_str());
+    constexpr std::size_t kBins = 3;
+    tool::OutputInfo info;
+    info.ni = kNi;
+    info.nj = kNj;
+    info.type = PixelType::u16;
+    info.bins = kBins;
+    info.acc = Accumulator::f64;
+    const std::uint16_t values[2] = {7, 9};
+    const std::uint32_t indices[2] = {5, 3 * kNj + 4};
+    const SparseFrame good{2, values, indices, PixelType::u16};
+    const double powder[kBins] = {1, 2, 3};
+    const std::string lz4 = "frame 13: block 2: an LZ4 match offset of 0 (\u00b5-sized damage)";  // UTF-8 kept as written
+    {
+        tool::SparseOutput output(out, info);
+        output.begin_group("/entry/data/data", 6);
+        tool::OutputRows first;
+        first.add(good, kNj, powder, sizeof powder);
+        first.add_bad(11, ErrorCode::truncated_chunk, "frame 11: the chunk ends before its 12-byte header", sizeof powder);
+        first.add(good, kNj, powder, sizeof powder);
+        output.append(first);
+        // what an interrupted run leaves: the first batch, its bad frame listed
+        std::filesystem::copy_file(temporary_of(out), snapshot, std::filesystem::copy_options::overwrite_existing);
+        tool::OutputRows second;
+        second.add_bad(13, ErrorCode::bad_lz4_sequence, lz4, sizeof powder);
+        second.add_bad(14, ErrorCode::io, "frame 14: read failed", sizeof powder);
+        second.add(good, kNj, powder, sizeof powder);
+        output.append(second);
+        output.close_group(true);
+    }
+    const std::string g = "/entry_data_data";
+    {
+        const test::H5Reader f(snapshot);
+        CHECK(f.dataset<std::int32_t>(g + "/nnz", H5T_NATIVE_INT32) == std::vector<std::int32_t>{2, 0, 2});
+        const auto bad = f.bad_frames(g + "/bad_frames");
+        REQUIRE(bad.size() == 1);
+        CHECK(bad[0].frame == 11);
+        CHECK(bad[0].code_name == "truncated_chunk");
+    }
+    const test::H5Reader f(out);
+    CHECK(f.attribute(g, "nframes") == std::vector<std::int64_t>{6});
+    CHECK(f.attribute(g, "complete") == std::vector<std::int64_t>{1});
+    CHECK(f.dataset<std::int32_t>(g + "/nnz", H5T_NATIVE_INT32) == std::vector<std::int32_t>{2, 0, 2, 0, 0, 2});
+    CHECK(f.dataset<std::uint32_t>(g + "/row", H5T_NATIVE_UINT32) == std::vector<std::uint32_t>{0, 3, 0, 3, 0, 3});
+    const auto p = f.dataset<double>(g + "/powder", H5T_NATIVE_DOUBLE);
+    CHECK(p == std::vector<double>{1, 2, 3, 0, 0, 0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 1, 2, 3});
+    CHECK(f.member_names(g + "/bad_frames") == std::vector<std::string>{"frame", "code", "code_name", "message"});
+    const auto bad = f.bad_frames(g + "/bad_frames");
+    REQUIRE(bad.size() == 3);
+    CHECK(bad[0].frame == 11);
+    CHECK(bad[0].code == static_cast<std::int32_t>(ErrorCode::truncated_chunk));
+    CHECK(bad[0].code_name == "truncated_chunk");
+    CHECK(bad[0].message == "frame 11: the chunk ends before its 12-byte header");
+    CHECK(bad[1].frame == 13);
+    CHECK(bad[1].code == static_cast<std::int32_t>(ErrorCode::bad_lz4_sequence));
+    CHECK(bad[1].code_name == "bad_lz4_sequence");
+    CHECK(bad[1].message == lz4);
+    CHECK(bad[2].frame == 14);
+    CHECK(bad[2].code == static_cast<std::int32_t>(ErrorCode::io));
+    CHECK(bad[2].code_name == "io");
+}
+
+TEST_CASE("an output with no bad frames has an empty bad_frames in every group", "[sparse-tool][bad-frames]") {
+    const std::string dir = test::env_or("TMPDIR", "/tmp");
+    const std::string part1 = dir + "/bslz4_test_nobad_data_000001.h5", part2 = dir + "/bslz4_test_nobad_data_000002.h5";
+    const std::string master = dir + "/bslz4_test_nobad_master.h5", out = temp_path("nobad_out.h5");
+    const auto chunks = test_chunks(10);
+    tool::write_scan(part1, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
+    tool::write_scan(part2, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
+    write_master_file(master, {"bslz4_test_nobad_data_000001.h5", "bslz4_test_nobad_data_000002.h5"});
+    const std::atomic<bool> stop{false};
+    REQUIRE(tool::run_sparse_job(cpu_job(master, out, 2), stop).frames == 20);
+    const test::H5Reader f(out);
+    for (const std::string g : {"/entry_data_data_000001", "/entry_data_data_000002"}) {
+        INFO(g);
+        CHECK(f.member_names(g + "/bad_frames") == std::vector<std::string>{"frame", "code", "code_name", "message"});
+        CHECK(f.bad_frames(g + "/bad_frames").empty());
+        CHECK(f.dataset<std::int32_t>(g + "/nnz", H5T_NATIVE_INT32).size() == 10);
+    }
+}

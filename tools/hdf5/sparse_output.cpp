@@ -78,6 +78,27 @@ h5::Handle series(hid_t group, const char* name, hid_t type, std::size_t cols, s
                       std::string("cannot create dataset ") + name);
 }
 
+// bad_frames' row in memory, and its type (the file's is the same, packed).
+struct BadFrameRecord {
+    std::int64_t frame;
+    std::int32_t code;
+    const char* code_name;
+    const char* message;
+};
+
+h5::Handle bad_frame_type(bool packed) {
+    h5::Handle text(H5Tcopy(H5T_C_S1), H5Tclose, "bad_frames string type");
+    if (H5Tset_size(text.get(), H5T_VARIABLE) < 0 || H5Tset_cset(text.get(), H5T_CSET_UTF8) < 0)
+        throw h5::failure("bad_frames: cannot make the string type");
+    h5::Handle type(H5Tcreate(H5T_COMPOUND, sizeof(BadFrameRecord)), H5Tclose, "bad_frames type");
+    if (H5Tinsert(type.get(), "frame", HOFFSET(BadFrameRecord, frame), H5T_NATIVE_INT64) < 0 ||
+        H5Tinsert(type.get(), "code", HOFFSET(BadFrameRecord, code), H5T_NATIVE_INT32) < 0 ||
+        H5Tinsert(type.get(), "code_name", HOFFSET(BadFrameRecord, code_name), text.get()) < 0 ||
+        H5Tinsert(type.get(), "message", HOFFSET(BadFrameRecord, message), text.get()) < 0 || (packed && H5Tpack(type.get()) < 0))
+        throw h5::failure("bad_frames: cannot make the compound type");
+    return type;
+}
+
 void append_rows(hid_t dataset, hid_t type, const void* data, std::size_t rows, std::size_t cols, const char* name) {
     if (rows == 0) return;
     const int rank = cols ? 2 : 1;
@@ -161,6 +182,7 @@ SparseOutput::SparseOutput(const std::string& path, const OutputInfo& info)
 SparseOutput::~SparseOutput() noexcept(false) {
     const bool failed = std::uncaught_exceptions() > exceptions_at_start_;
     datasets_.clear();
+    bad_frames_ = h5::Handle();
     group_ = h5::Handle();
     const bool flushed = failed || H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) >= 0;
     file_ = h5::Handle();
@@ -201,6 +223,7 @@ void SparseOutput::begin_group(const std::string& dataset_path, std::size_t fram
         attribute(datasets_.back().get(), "acc", std::string(accumulator_name(info_.acc)));
         attribute(datasets_.back().get(), "powder_scale", info_.powder_scale);
     }
+    bad_frames_ = series(g, "bad_frames", bad_frame_type(true).get(), 0, 64);
     frames_done_ = pixels_done_ = 0;
     frames_expected_ = frames;
     write_attributes(g, false);
@@ -221,6 +244,12 @@ void OutputRows::add(const SparseFrame& frame, std::size_t nj, const void* powde
     if (powder_bytes) powder.insert(powder.end(), p, p + powder_bytes);
 }
 
+void OutputRows::add_bad(std::size_t frame, ErrorCode code, const std::string& message, std::size_t powder_bytes) {
+    nnz.push_back(0);
+    powder.resize(powder.size() + powder_bytes, 0);  // all bytes 0 is 0 in every accumulator type
+    bad.push_back(FrameError{frame, code, message});
+}
+
 void SparseOutput::append(const OutputRows& rows) {
     const std::size_t total = rows.pixels(), count = rows.frames();
     append_rows(datasets_[0].get(), H5T_NATIVE_UINT16, rows.row.data(), total, 0, "row");
@@ -232,6 +261,13 @@ void SparseOutput::append(const OutputRows& rows) {
             throw Error(ErrorCode::bad_argument,
                         path_ + ": a batch of " + std::to_string(count) + " frames came without its powders");
         append_rows(datasets_[4].get(), acc_type(info_.acc), rows.powder.data(), count, info_.bins, "powder");
+    }
+    if (!rows.bad.empty()) {
+        std::vector<BadFrameRecord> records;
+        for (const FrameError& e : rows.bad)
+            records.push_back({static_cast<std::int64_t>(e.frame), static_cast<std::int32_t>(e.code), error_code_name(e.code),
+                               e.message.c_str()});
+        append_rows(bad_frames_.get(), bad_frame_type(false).get(), records.data(), records.size(), 0, "bad_frames");
     }
     frames_done_ += count;
     pixels_done_ += total;

@@ -4,6 +4,13 @@
 // Every dataset is chunked and extendable and is appended batch by batch, and the file is
 // flushed after each, so an interrupted run leaves a readable file of the frames done.
 //
+// Frames that could not be decoded (bslz4 sparse --on-error skip) are written with nnz 0 and a
+// zero powder row, and listed in the group's bad_frames, a compound dataset of one row each:
+// frame (int64, the frame's number in the input dataset, as messages name it), code (int32, the
+// bslz4::ErrorCode), code_name (its name, "truncated_chunk" ...) and message (both
+// variable-length UTF-8 strings). Every group has one, empty when no frame was bad; its rows are
+// appended with their batch and flushed with it.
+//
 // The file is written under a temporary name beside the output and renamed over it when the
 // object is destroyed normally (the job finished or was stopped): an existing file of that name
 // (perhaps open in another process, or the input itself) is never truncated. Destroyed while an
@@ -14,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "bslz4/error.hpp"
+#include "bslz4/frame_status.hpp"
 #include "bslz4/pixel_type.hpp"
 #include "bslz4/powder.hpp"
 #include "bslz4/sparse_result.hpp"
@@ -38,10 +47,14 @@ struct OutputRows {
     std::vector<std::uint8_t> intensity;  // pixels of the scan's type
     std::vector<std::int32_t> nnz;        // per frame
     std::vector<std::uint8_t> powder;     // frames x bins of the accumulator's type; empty without a matrix
+    std::vector<FrameError> bad;          // for bad_frames; FrameError::frame is the input dataset's frame
     std::size_t frames() const { return nnz.size(); }
     std::size_t pixels() const { return row.size(); }
     // Appends one frame's list (a frame of nj columns) and its powder row (powder_bytes bytes).
     void add(const SparseFrame& frame, std::size_t nj, const void* powder_row, std::size_t powder_bytes);
+    // Appends a frame that could not be decoded: nnz 0, a zero powder row (powder_bytes bytes),
+    // and its row of bad_frames (`frame` numbered in the input dataset).
+    void add_bad(std::size_t frame, ErrorCode code, const std::string& message, std::size_t powder_bytes);
 };
 
 // A file that is removed when this goes, unless kept.
@@ -69,7 +82,8 @@ public:
     SparseOutput& operator=(const SparseOutput&) = delete;
     // Starts the group of one input dataset, `frames` expected.
     void begin_group(const std::string& dataset_path, std::size_t frames);
-    // Appends a batch's frames (and their powders, with a matrix).
+    // Appends a batch's frames (and their powders, with a matrix, and its bad frames' rows of
+    // bad_frames), then flushes.
     void append(const OutputRows& rows);
     // Records how the run ended (attribute complete) and flushes.
     void close_group(bool complete);
@@ -84,6 +98,7 @@ private:
     h5::Handle file_;
     h5::Handle group_;
     std::vector<h5::Handle> datasets_;  // row, col, intensity, nnz, powder
+    h5::Handle bad_frames_;
     std::size_t frames_done_ = 0, pixels_done_ = 0, frames_expected_ = 0;
 };
 
