@@ -251,8 +251,8 @@ TEST_CASE("bslz4 sparse's job on every GPU writes what one GPU and the CPU write
     CHECK(every.frames == frames);
     CHECK(every.pixels == cpu.pixels);
     CHECK(one.pixels == cpu.pixels);
-    REQUIRE(every.frames_per_decoder.size() == all.size());
-    for (std::size_t k = 0; k < all.size(); ++k) CHECK(every.frames_per_decoder[k] > 0);
+    REQUIRE(every.frames_per_gpu.size() == all.size());
+    for (std::size_t k = 0; k < all.size(); ++k) CHECK(every.frames_per_gpu[k] > 0);
     const SparseFile want = read_sparse(test::temp_path("devices_cpu.h5"));
     for (const char* name : {"devices_one.h5", "devices_all.h5"}) {
         INFO(name);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -113,9 +114,8 @@ struct JobRun {
 };
 
 JobRun run_job(const std::string& scan, const std::string& output, double cut, SparseJob::Where where,
-               const std::vector<int>& devices, bool pinned_ring = false) {
+               const std::vector<int>& devices, const std::function<void(SparseJob&)>& variant = {}) {
     SparseJob job;
-    job.pinned_ring = pinned_ring;
     job.input = scan;
     job.output = output;
     job.cut = cut;
@@ -123,6 +123,7 @@ JobRun run_job(const std::string& scan, const std::string& output, double cut, S
     if (where == SparseJob::Where::gpu) job.devices = devices;
     job.quiet = true;
     job.command_line = "bslz4 bench --e2e";
+    if (variant) variant(job);
     const std::atomic<bool> never{false};
     const auto t0 = Clock::now();
     SparseSummary summary = run_sparse_job(job, never);
@@ -143,9 +144,9 @@ void print_job(const JobRun& r, double read_frames_per_s, const char* note = "")
                 "last writes and close %.3f s\n",
                 "    fixed costs:", t.open, t.index, t.decoders, t.decoders_wait, t.first_batch, t.first_frames,
                 t.slot_memory, s.reader_threads, t.finish);
-    if (s.frames_per_decoder.size() > 1) {
+    if (s.frames_per_gpu.size() > 1) {
         std::printf("  %-44s", "    frames per GPU:");
-        for (std::size_t k = 0; k < s.frames_per_decoder.size(); ++k) std::printf(" %zu", s.frames_per_decoder[k]);
+        for (std::size_t k = 0; k < s.frames_per_gpu.size(); ++k) std::printf(" %zu", s.frames_per_gpu[k]);
         std::printf("\n");
     }
 }
@@ -227,9 +228,13 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
         print_job(g, fig.read_frames_per_s);
         fig.gpu_job_frames_per_s = g.summary.frames / g.wall_s;
         fig.gpu_job_steady_frames_per_s = g.summary.steady_frames_per_s();
-        const JobRun pinned = run_job(scan, dir.path() + "/sparse-gpu-pinned.h5", o.cut, SparseJob::Where::gpu,
-                                      {o.devices[0]}, true);
-        print_job(pinned, fig.read_frames_per_s, ", ring in pinned memory");
+        // The job's defaults against the other choices (see SparseJob).
+        const auto pinned = [](SparseJob& j) { j.pinned_ring = true; };
+        print_job(run_job(scan, dir.path() + "/sparse-gpu-pinned.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]}, pinned),
+                  fig.read_frames_per_s, ", ring in pinned memory");
+        print_job(run_job(scan, dir.path() + "/sparse-gpu-one.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]},
+                          [](SparseJob& j) { j.objects_per_gpu = 1; }),
+                  fig.read_frames_per_s, ", one object a GPU");
     }
     JobRun all{};
     if (gpu_present && o.devices.size() > 1) {
@@ -237,9 +242,9 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
         print_job(all, fig.read_frames_per_s);
         fig.gpus_job_frames_per_s = all.summary.frames / all.wall_s;
         fig.gpus_job_steady_frames_per_s = all.summary.steady_frames_per_s();
-        const JobRun pinned = run_job(scan, dir.path() + "/sparse-gpus-pinned.h5", o.cut, SparseJob::Where::gpu,
-                                      o.devices, true);
-        print_job(pinned, fig.read_frames_per_s, ", ring in pinned memory");
+        print_job(run_job(scan, dir.path() + "/sparse-gpus-pinned.h5", o.cut, SparseJob::Where::gpu, o.devices,
+                          [](SparseJob& j) { j.pinned_ring = true; }),
+                  fig.read_frames_per_s, ", ring in pinned memory");
     }
     const JobRun c = run_job(scan, dir.path() + "/sparse-cpu.h5", o.cut, SparseJob::Where::cpu, {});
     print_job(c, fig.read_frames_per_s);

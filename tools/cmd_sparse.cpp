@@ -41,9 +41,10 @@ constexpr const char* kHelp =
     "                       refused: use f64\n"
     "  --frames A:B         frames A to B-1 of the scan (default all)\n"
     "  --cpu | --gpu        where to decode (default: the GPU when there is one)\n"
-    "  --device D           which GPUs: N (default 0), a comma list such as 0,1, or all; with\n"
-    "                       several, each decodes batches of 64 frames in turn (the output is\n"
-    "                       the same, in frame order). No GPU there is an error, not the CPU\n"
+    "  --device D           which GPUs: N (default 0), a comma list such as 0,1, or all; the\n"
+    "                       batches of 64 frames go to whichever GPU is free (two decoders a\n"
+    "                       GPU), the output is the same and in frame order. No GPU there is\n"
+    "                       an error, not a run on the CPU\n"
     "  --readers N          threads reading chunks from the file at once (at most 16; default 2\n"
     "                       on the CPU, 2 + 2 a GPU on GPUs)\n"
     "  --quiet              no progress\n"
@@ -158,10 +159,10 @@ int cmd_sparse(const Args& raw) {
     std::printf("%s: %zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, %.0f frames/s on %s\n", job.output.c_str(),
                 s.frames, s.pixels, s.decoded_bytes / 1e9, s.seconds, s.seconds > 0 ? s.frames / s.seconds : 0.0,
                 s.decoder.c_str());
-    if (s.frames_per_decoder.size() > 1) {
+    if (s.frames_per_gpu.size() > 1) {
         std::printf("frames per GPU:");
-        for (std::size_t k = 0; k < s.frames_per_decoder.size(); ++k)
-            std::printf("%s %d: %zu", k ? "," : "", job.devices[k], s.frames_per_decoder[k]);
+        for (std::size_t k = 0; k < s.frames_per_gpu.size(); ++k)
+            std::printf("%s %d: %zu", k ? "," : "", job.devices[k], s.frames_per_gpu[k]);
         std::printf("\n");
     }
     if (s.interrupted) {

@@ -95,10 +95,11 @@ private:
 };
 #endif
 
-// Where the job decodes: on the CPU, or on these GPUs (one decoder each).
+// Where the job decodes: on the CPU, or on these GPUs, with job.objects_per_gpu decoders each.
 struct Placement {
     bool gpu = false;
     std::vector<int> devices;
+    std::vector<int> decoders;  // the device of each decoder (-1: the CPU)
 };
 
 Placement place(const SparseJob& job, const ScanInput& scan) {
@@ -119,6 +120,9 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
         throw Error("--device: no GPU to run on: this build has no GPU runtime (built without nvcc)");
 #endif
     if (p.gpu) p.devices = job.devices.empty() ? std::vector<int>{0} : job.devices;
+    for (unsigned k = 0; k < std::max(1u, job.objects_per_gpu); ++k)
+        for (int d : p.devices) p.decoders.push_back(d);
+    if (!p.gpu) p.decoders = {-1};
     return p;
 }
 
@@ -152,9 +156,7 @@ public:
     DecodersInTheMaking(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
                         const IntegrationMatrix* matrix, const Placement& where)
         : t0_(Clock::now()) {
-        const std::size_t n = where.gpu ? where.devices.size() : 1;
-        for (std::size_t k = 0; k < n; ++k) {
-            const int device = where.gpu ? where.devices[k] : -1;
+        for (const int device : where.decoders) {
             made_.push_back(std::async(std::launch::async, [&job, &scan, &use, matrix, device, this] {
 #if BSLZ4_HAVE_CUDA
                 Decoder d = device >= 0 ? make_gpu_decoder(job, scan, use, matrix, device) : make_cpu_decoder(job, scan, use, matrix);
@@ -366,9 +368,10 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         parts.push_back(std::move(p));
     }
     times.index = seconds_since(t0);
-    const std::size_t decoders = where.gpu ? where.devices.size() : 1;
+    const std::size_t decoders = where.decoders.size();
     const unsigned readers = job.reader_threads ? job.reader_threads
-                                                : where.gpu ? static_cast<unsigned>(std::min<std::size_t>(16, 2 + 2 * decoders)) : 2;
+                             : where.gpu        ? static_cast<unsigned>(std::min<std::size_t>(16, 2 + 2 * where.devices.size()))
+                                                : 2;
     summary.reader_threads = readers;
     // Each decoder holds a batch and has the next one ready; the readers fill the rest.
     MakeSlotMemory memory = ordinary_memory;
@@ -387,7 +390,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     times.decoders_wait = seconds_since(t0);
     times.decoders = making.seconds();
     summary.decoder = where.gpu ? describe_devices(where.devices) : made[0].name;
-    summary.frames_per_decoder.assign(decoders, 0);
+    std::vector<std::size_t> frames_by(decoders, 0);
     std::vector<std::unique_ptr<BatchDecoder>> batches;
     for (const Decoder& d : made) batches.push_back(std::make_unique<BatchDecoder>(job, scan, use, matrix_used, d));
 
@@ -399,7 +402,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         BatchReader reader(p.index, ring, kBatchFrames, readers);
         const DecodeBatch decode = [&](const ReadBatch& batch, std::size_t k) {
             OutputRows rows = batches[k]->decode(batch, p.d);
-            summary.frames_per_decoder[k] += rows.frames();  // only decoder k's thread writes here
+            frames_by[k] += rows.frames();  // only decoder k's thread writes here
             return rows;
         };
         bool first = true;
@@ -421,6 +424,10 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         if (summary.interrupted) break;
     }
     times.slot_memory = ring.making_seconds();
+    if (where.gpu) {
+        summary.frames_per_gpu.assign(where.devices.size(), 0);
+        for (std::size_t k = 0; k < decoders; ++k) summary.frames_per_gpu[k % where.devices.size()] += frames_by[k];
+    }
     t0 = Clock::now();
     writer->finish();
     writer.reset();

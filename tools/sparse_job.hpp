@@ -34,6 +34,9 @@ struct SparseJob {
     // ring of six dense batches), which the faster loop of a pinned ring wins back only on scans
     // of several thousand frames; the bench measures both.
     bool pinned_ring = false;
+    // Decoder objects on each GPU, a thread each: while one copies its batch into staging and
+    // lists on the host, another's kernels run.
+    unsigned objects_per_gpu = 2;
     // Datasets longer than this are read through HDF5 where it cannot list chunks in one pass
     // (see hdf5/chunk_index.hpp): indexing them chunk by chunk would cost n^2 / 2 steps.
     std::size_t per_chunk_index_limit = 8192;
@@ -61,7 +64,7 @@ struct SparseSummary {
     double decoded_bytes = 0, seconds = 0;  // seconds: from the readers' start to the file's close
     bool interrupted = false;
     std::string decoder;  // "GPU 0 (NVIDIA H200)", "2 GPUs (0, 1: NVIDIA H200)" or "CPU (16 threads)"
-    std::vector<std::size_t> frames_per_decoder;  // one a GPU (or the CPU), in the order of job.devices
+    std::vector<std::size_t> frames_per_gpu;  // in the order of job.devices (empty on the CPU)
     unsigned reader_threads = 0;
     // On GPUs, the ring's slots in ordinary memory (each GPU object copies a batch into pinned
     // staging of its own, made once), or in pinned memory (uploaded by DMA straight from there).
@@ -69,6 +72,9 @@ struct SparseSummary {
     // ring of six dense batches), which the faster loop of a pinned ring wins back only on scans
     // of several thousand frames; the bench measures both.
     bool pinned_ring = false;
+    // Decoder objects on each GPU, a thread each: while one copies its batch into staging and
+    // lists on the host, another's kernels run.
+    unsigned objects_per_gpu = 2;
     JobTimes times;
     // The loop's rate once running: frames after each dataset's first batch / times.steady (0
     // when there was one batch only).
