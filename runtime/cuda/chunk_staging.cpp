@@ -1,9 +1,9 @@
 #include "chunk_staging.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "pinned_registry.hpp"
+#include "streaming_copy.hpp"
 
 namespace bslz4::cuda::detail {
 
@@ -56,14 +56,14 @@ Staged ChunkStaging::stage(GroupSlot& s, std::size_t first, std::size_t count, C
         for (std::size_t at = 0; at < c.size; at += kStagingPiece)
             pieces_.push_back({s.chunks_host.data() + offs[k] + at, c.data + at, std::min(kStagingPiece, c.size - at)});
     }
-    if (pieces_.size() == 1) {
-        std::memcpy(pieces_[0].to, pieces_[0].from, pieces_[0].bytes);
-    } else if (!pieces_.empty()) {
-        threads_.run(pieces_.size(), [this](std::size_t t, unsigned) {
-            const Piece& p = pieces_[t];
-            std::memcpy(p.to, p.from, p.bytes);
-        });
-    }
+    const auto copy = [this](std::size_t t, unsigned) {
+        const Piece& p = pieces_[t];
+        streaming_copy(p.to, p.from, p.bytes);
+    };
+    if (pieces_.size() == 1)
+        copy(0, 0);
+    else if (!pieces_.empty())
+        threads_.run(pieces_.size(), copy);
     return {s.chunks_host.data(), total};
 }
 

@@ -1,7 +1,8 @@
-// The first stage: a group's chunks made ready for one upload. Chunks that lie in one
+// The first stage: a group's chunks made ready for upload. Chunks that lie in one
 // PinnedHostMemory are uploaded by DMA from where they are; any others are copied into the
 // slot's pinned staging by the host's threads, in pieces, so one large frame is copied by
-// several threads too.
+// several threads too, with streaming stores (streaming_copy.hpp: H200 host, 9 % faster
+// multi from pageable memory than memcpy).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -4,7 +4,9 @@
 // several host threads), upload (group_upload.hpp), kernels (group_kernels.hpp), and
 // collection (group_collector.hpp: statuses, lists, frames above cap on the host). A group
 // is staged as soon as its slot's previous uploads are done, while the other slots' groups
-// upload and decode on their own streams, so uploads, kernels and the host's work overlap.
+// upload and decode on their own streams; the uploads go one at a time in group order, each
+// group's in parts whose kernels start as each part arrives, so uploads, kernels and the
+// host's work overlap.
 // With a matrix, each batch's dense frames are also integrated on the device.
 #pragma once
 #include <cstddef>
@@ -70,10 +72,11 @@ public:
     };
 
 private:
-    // Stages group `first .. first + count` into `s`, uploads it and queues its kernels and
-    // downloads (the slot's previous group finished).
-    void submit(GroupSlot& s, const Staged& in, std::size_t first, std::size_t count, const bslz4_abi::Cut& cut,
-                ChunkSource chunks);
+    // Uploads group `first .. first + count`, staged into `s`, once the call's previous group
+    // (in `previous`, if any) is uploaded, and queues its kernels and downloads (the slot's
+    // previous group finished).
+    void submit(GroupSlot& s, const GroupSlot* previous, const Staged& in, std::size_t first, std::size_t count,
+                const bslz4_abi::Cut& cut, ChunkSource chunks);
     // Finishes the groups still pending after `groups` groups of a call, oldest first: the
     // error reported is that of the earliest frame.
     void finish_pending(std::size_t groups, ChunkSource chunks);
@@ -84,13 +87,13 @@ private:
     PrimaryContext ctx_;
     DeviceInfo info_;
     PowderSpec powder_spec_;
-    GroupCollector collector_;
     bslz4::detail::ThreadPool staging_threads_;
+    GroupCollector collector_;
     Chunk2SparseOptions options_;
     Module module_;
-    // 1/16 of the device memory free when the object was made: a group's chunks and lists take
-    // at most twice this, a batch's frames and sequences at most once, so the two slots
-    // together stay under 6/16 of what was free.
+    // 1/24 of the device memory free when the object was made: a group's chunks and lists take
+    // at most twice this, a batch's frames and sequences at most once, so the three slots
+    // together stay under 9/24 of what was free.
     std::size_t memory_budget_;
     GroupSizes sizes_;
     std::shared_ptr<const DeviceMask> mask_;

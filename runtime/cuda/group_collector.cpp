@@ -8,8 +8,13 @@
 
 namespace bslz4::cuda::detail {
 
-GroupCollector::GroupCollector(const FrameFormat& format, ByteView mask, const PowderSpec& powders)
-    : format_(format), powder_spec_(powders), cpu_(mask, format.ni, format.nj, format.type, {Codec::lz4, 1}) {}
+namespace {
+constexpr std::size_t kParallelListBytes = std::size_t{1} << 20;
+}  // namespace
+
+GroupCollector::GroupCollector(const FrameFormat& format, ByteView mask, const PowderSpec& powders,
+                               bslz4::detail::ThreadPool& threads)
+    : format_(format), powder_spec_(powders), threads_(threads), cpu_(mask, format.ni, format.nj, format.type, {Codec::lz4, 1}) {}
 
 void GroupCollector::begin(std::size_t nframes, double cut, const CallOutputs& outputs) {
     outputs_ = outputs;
@@ -75,20 +80,35 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
     }
     for (std::size_t k = 0; k < s.count; ++k) {
         const std::size_t f = s.first + k, n = counts[k];
-        std::uint8_t* v = values_.data() + f * npix * bpp;
-        auto* idx = reinterpret_cast<std::uint32_t*>(indices_.data()) + f * npix;
         npixels_[f] = n;
-        if (n > cap) {  // not sparse: listed on the host
-            const SparseFrame h = cpu_(chunks(f), cut_);
-            std::memcpy(v, h.values, h.npixels * bpp);
-            std::memcpy(idx, h.indices, h.npixels * 4);
-            npixels_[f] = h.npixels;
-            ++host_frames_;
-            continue;
-        }
-        std::memcpy(v, s.lists_host.data() + starts[k] * bpp, n * bpp);
-        std::memcpy(idx, s.lists_host.data() + index_at + starts[k] * 4, n * 4);
+        if (n <= cap) continue;
+        // Not sparse: listed on the host.
+        const SparseFrame h = cpu_(chunks(f), cut_);
+        std::memcpy(values_.data() + f * npix * bpp, h.values, h.npixels * bpp);
+        std::memcpy(reinterpret_cast<std::uint32_t*>(indices_.data()) + f * npix, h.indices, h.npixels * 4);
+        npixels_[f] = h.npixels;
+        ++host_frames_;
     }
+    // One capture, so handing the copies to the threads allocates nothing.
+    const struct {
+        const std::uint64_t *counts, *starts;
+        std::size_t first, cap, npix, bpp, index_at;
+        const std::uint8_t* lists;
+        std::uint8_t* values;
+        std::uint32_t* indices;
+    } job{counts, starts, s.first, cap, npix, bpp, index_at, s.lists_host.data(), values_.data(),
+          reinterpret_cast<std::uint32_t*>(indices_.data())};
+    const auto copy = [&job](std::size_t k, unsigned) {
+        const std::size_t f = job.first + k, n = job.counts[k];
+        if (n > job.cap) return;
+        std::memcpy(job.values + f * job.npix * job.bpp, job.lists + job.starts[k] * job.bpp, n * job.bpp);
+        std::memcpy(job.indices + f * job.npix, job.lists + job.index_at + job.starts[k] * 4, n * 4);
+    };
+    // Shared out only when the copies outweigh waking the threads.
+    if (s.count > 1 && total * (bpp + 4) >= kParallelListBytes)
+        threads_.run(s.count, copy);
+    else
+        for (std::size_t k = 0; k < s.count; ++k) copy(k, 0);
 }
 
 SparseBatch GroupCollector::lists(std::size_t nframes) const {

@@ -22,7 +22,8 @@ namespace bslz4::cuda::detail {
 
 class GroupCollector {
 public:
-    GroupCollector(const FrameFormat& format, ByteView mask, const PowderSpec& powders);
+    // `threads` copy the lists of a group into the call's arrays.
+    GroupCollector(const FrameFormat& format, ByteView mask, const PowderSpec& powders, bslz4::detail::ThreadPool& threads);
 
     // A call of `nframes` frames begins: room for its results.
     void begin(std::size_t nframes, double cut, const CallOutputs& outputs);
@@ -38,6 +39,7 @@ public:
 private:
     const FrameFormat& format_;
     const PowderSpec& powder_spec_;
+    bslz4::detail::ThreadPool& threads_;
     bslz4::Chunk2Sparse cpu_;  // frames above cap
     // The last call's.
     CallOutputs outputs_;

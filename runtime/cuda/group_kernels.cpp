@@ -61,17 +61,27 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
     const bool matrix = static_cast<bool>(powders_.matrix);
     const CUstream st = s.stream.get();
     const auto n = static_cast<std::uint32_t>(count);
-    if (gpu_unblock)
-        launch(unblock_, "bslz4_unblock", {(n + abi::kUnblockThreads - 1) / abi::kUnblockThreads, 1, abi::kUnblockThreads, 0},
-               st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
-               s.chunk_length.as<const std::uint64_t>(), n, geometry, s.block_offset.as<std::uint64_t>(),
-               s.tail_offset.as<std::uint64_t>(), s.status.as<std::uint32_t>());
     const unsigned tiles_x = (geometry.n_tiles + abi::kWarpsPerCta - 1) / abi::kWarpsPerCta;
     for (std::uint32_t b0 = 0; b0 < n; b0 += batch) {
         const std::uint32_t nb = std::min<std::uint32_t>(batch, n - b0);
-        const std::uint32_t span_first = b0 / (batch * s.parse_span) * (batch * s.parse_span);
+        // A part's kernels wait for its chunks only; the parse spans start at its first frame.
+        const auto part_first = static_cast<std::uint32_t>(b0 / s.part_frames * s.part_frames);
+        const auto part_end = static_cast<std::uint32_t>(std::min<std::size_t>(n, part_first + s.part_frames));
+        if (b0 == part_first) {
+            check(driver().cuStreamWaitEvent(st, s.part_uploaded[b0 / s.part_frames].get(), 0), "cuStreamWaitEvent");
+            const std::uint32_t np = part_end - part_first;
+            if (gpu_unblock)
+                launch(unblock_, "bslz4_unblock",
+                       {(np + abi::kUnblockThreads - 1) / abi::kUnblockThreads, 1, abi::kUnblockThreads, 0}, st,
+                       s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>() + part_first,
+                       s.chunk_length.as<const std::uint64_t>() + part_first, np, geometry,
+                       s.block_offset.as<std::uint64_t>() + std::size_t{part_first} * geometry.n_blocks,
+                       s.tail_offset.as<std::uint64_t>() + part_first, s.status.as<std::uint32_t>() + part_first);
+        }
+        const std::uint32_t span_frames = batch * s.parse_span;
+        const std::uint32_t span_first = part_first + (b0 - part_first) / span_frames * span_frames;
         if (b0 == span_first && geometry.n_blocks) {  // a frame of fewer than 8 pixels is all raw tail
-            const std::uint32_t span = std::min<std::uint32_t>(batch * s.parse_span, n - b0);
+            const std::uint32_t span = std::min<std::uint32_t>(span_frames, part_end - b0);
             launch(parse_, "bslz4_lz4_parse", {(geometry.n_blocks + abi::kParseThreads - 1) / abi::kParseThreads, span, abi::kParseThreads, 0},
                    st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
                    s.block_offset.as<const std::uint64_t>(), s.seq_first.as<const std::uint64_t>(),

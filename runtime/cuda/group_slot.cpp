@@ -8,7 +8,9 @@ GroupSlot::GroupSlot(const FrameFormat& format, unsigned batch, unsigned group) 
     const abi::FrameGeometry& geometry = format.geometry;
     const std::size_t bpp = format.bpp, cap = format.cap;
     stream = make_stream();
+    upload_stream = make_stream();
     uploaded = make_event();
+    for (Event& e : part_uploaded) e = make_event();
     meta_host = TransferBuffer(group * (2 + geometry.n_blocks + 1) * sizeof(std::uint64_t), "frame offsets");
     chunk_offset = DeviceBuffer(group * 8, "chunk offsets");
     chunk_length = DeviceBuffer(group * 8, "chunk lengths");

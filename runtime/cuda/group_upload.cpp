@@ -7,7 +7,7 @@
 
 namespace bslz4::cuda::detail {
 
-void GroupUpload::upload(GroupSlot& s, const Staged& in, std::size_t count) const {
+void GroupUpload::upload_meta(GroupSlot& s, const Staged& in, std::size_t count, const GroupSlot* previous) const {
     grow_device(s.chunks_dev, in.bytes + abi::kChunkPadding, "chunks");
     const std::uint64_t* offs = s.meta();
     const std::uint64_t* lens = offs + count;
@@ -18,22 +18,60 @@ void GroupUpload::upload(GroupSlot& s, const Staged& in, std::size_t count) cons
         slots += lens[k] / abi::kInputBytesPerSequence + 2;
     }
     seq_first[count] = slots;
+    const std::size_t batches = (count + batch_ - 1) / batch_;
+    const std::size_t parts = std::min<std::size_t>(batches, kMaxParts);
+    const std::size_t part_batches = (batches + parts - 1) / parts;
+    s.part_frames = part_batches * batch_;
     // One parse launch takes as many batches as the sequence budget (a quarter of the memory
-    // budget) holds: its threads are few a frame and mostly wait on loads, so a launch
-    // parses many frames, while the other stream's decode fills the multiprocessors.
+    // budget) holds, within a part: its threads are few a frame and mostly wait on loads, so a
+    // launch parses many frames, while the other streams' decode fills the multiprocessors.
     std::size_t batch_bytes = 0;
     for (std::size_t b0 = 0; b0 < count; b0 += batch_)
         batch_bytes = std::max<std::size_t>(batch_bytes, (seq_first[std::min(b0 + batch_, count)] - seq_first[b0]) * 8);
-    const std::size_t batches = (count + batch_ - 1) / batch_;
-    s.parse_span = static_cast<unsigned>(std::max<std::size_t>(1, std::min(batches, memory_budget_ / 4 / batch_bytes)));
+    s.parse_span = static_cast<unsigned>(std::max<std::size_t>(1, std::min({part_batches, memory_budget_ / 4 / batch_bytes})));
     const std::size_t span_bytes = batch_bytes * s.parse_span;
     grow_device(s.sequences, span_bytes, "LZ4 sequences");
-    const CUstream st = s.stream.get();
-    check(driver().cuMemcpyHtoDAsync(s.chunks_dev.get(), in.from, in.bytes, st), "cuMemcpyHtoDAsync(chunks)");
+    const CUstream st = s.upload_stream.get();
+    // The kernel stream's previous work is done (the slot was finished), so the device
+    // buffers are free; one upload at a time, in group order, so the first group's kernels
+    // need not wait for the bus to be shared with the next.
+    if (previous) check(driver().cuStreamWaitEvent(st, previous->uploaded.get(), 0), "cuStreamWaitEvent");
     check(driver().cuMemcpyHtoDAsync(s.chunk_offset.get(), offs, count * 8, st), "cuMemcpyHtoDAsync(offsets)");
     check(driver().cuMemcpyHtoDAsync(s.chunk_length.get(), lens, count * 8, st), "cuMemcpyHtoDAsync(lengths)");
     check(driver().cuMemcpyHtoDAsync(s.seq_first.get(), seq_first, (count + 1) * 8, st),
           "cuMemcpyHtoDAsync(sequence slots)");
+}
+
+void GroupUpload::upload_chunks(GroupSlot& s, const Staged& in, std::size_t count) const {
+    const std::uint64_t* offs = s.meta();
+    const std::uint64_t* lens = offs + count;
+    const std::size_t parts = (count + s.part_frames - 1) / s.part_frames;
+    // Part p is the bytes from its first chunk to the next part's first chunk, when every
+    // chunk of a part lies before every chunk of the next (staged chunks always do).
+    std::size_t starts[kMaxParts + 1] = {};
+    bool in_order = true;
+    std::uint64_t end_before = 0;
+    for (std::size_t p = 0; p < parts; ++p) {
+        const std::size_t f0 = p * s.part_frames, f1 = std::min(count, f0 + s.part_frames);
+        std::uint64_t lo = offs[f0], hi = 0;
+        for (std::size_t k = f0; k < f1; ++k) {
+            lo = std::min(lo, offs[k]);
+            hi = std::max(hi, offs[k] + lens[k]);
+        }
+        if (p > 0 && lo < end_before) in_order = false;
+        starts[p] = p == 0 ? 0 : lo;
+        end_before = hi;
+    }
+    starts[parts] = in.bytes;
+    const CUstream st = s.upload_stream.get();
+    for (std::size_t p = 0; p < parts; ++p) {
+        const std::size_t from = in_order ? starts[p] : 0, to = in_order ? starts[p + 1] : in.bytes;
+        if (in_order || p == 0)
+            check(driver().cuMemcpyHtoDAsync(s.chunks_dev.get() + from, in.from + from, to - from, st),
+                  "cuMemcpyHtoDAsync(chunks)");
+        check(driver().cuEventRecord(s.part_uploaded[p].get(), st), "cuEventRecord");
+    }
+    check(driver().cuEventRecord(s.uploaded.get(), st), "cuEventRecord");
 }
 
 void GroupUpload::unblock_on_host(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks,
@@ -55,7 +93,7 @@ void GroupUpload::unblock_on_host(GroupSlot& s, std::size_t first, std::size_t c
         tails[k] = offs[k] + layout.tail_offset;
         status[k] = abi::kFrameOk;
     }
-    const CUstream st = s.stream.get();
+    const CUstream st = s.upload_stream.get();
     check(driver().cuMemcpyHtoDAsync(s.block_offset.get(), blocks, count * geometry.n_blocks * 8, st),
           "cuMemcpyHtoDAsync(block offsets)");
     check(driver().cuMemcpyHtoDAsync(s.tail_offset.get(), tails, count * 8, st), "cuMemcpyHtoDAsync(tail offsets)");

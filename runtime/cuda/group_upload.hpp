@@ -18,14 +18,19 @@ public:
     GroupUpload(const FrameFormat& format, unsigned batch, std::size_t memory_budget)
         : format_(format), batch_(batch), memory_budget_(memory_budget) {}
 
-    // The chunks, their offsets and lengths, and a run of length / kInputBytesPerSequence + 2
-    // sequence slots a frame, the runs of one parse launch end to end (kernel_abi.h says why
-    // that is always room enough). Sets the slot's parse span.
-    void upload(GroupSlot& s, const Staged& in, std::size_t count) const;
+    // On the slot's upload stream, once `previous` (the call's previous group, if any) is
+    // uploaded: the chunks' offsets and lengths, and a run of length / kInputBytesPerSequence
+    // + 2 sequence slots a frame, the runs of one parse launch end to end (kernel_abi.h says
+    // why that is always room enough). Sets the slot's parts and parse span (a parse launch
+    // stays inside a part).
+    void upload_meta(GroupSlot& s, const Staged& in, std::size_t count, const GroupSlot* previous) const;
     // Unblock::cpu: the host walks each chunk's block headers (refusing a bad chunk as the CPU
     // decoder would) and uploads the block and tail offsets, statuses all OK.
     void unblock_on_host(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks,
                          const FrameFaults& faults) const;
+    // The chunks, part by part, each part's event recorded after it; then the slot's
+    // `uploaded`. Chunks not laid out in frame order go as one part.
+    void upload_chunks(GroupSlot& s, const Staged& in, std::size_t count) const;
 
 private:
     const FrameFormat& format_;
