@@ -1,7 +1,6 @@
 // bslz4::cuda::Chunk2Sparse: the GPU engine (gpu_engine.hpp) without a matrix.
 #include "bslz4/cuda/chunk2sparse.hpp"
 
-#include "argument_checks.hpp"
 #include "gpu_engine.hpp"
 
 namespace bslz4::cuda {
@@ -16,19 +15,17 @@ Chunk2Sparse& Chunk2Sparse::operator=(Chunk2Sparse&&) noexcept = default;
 
 SparseFrame Chunk2Sparse::operator()(ByteView chunk, double cut) {
     const auto only = [&](std::size_t) { return chunk; };
-    return state_->run(1, cut, ChunkSource(only)).frame(0);
+    return state_->run(1, cut, ChunkSource(only), OnError::throw_first).frame(0);
 }
 
 SparseBatch Chunk2Sparse::multi(const std::vector<ByteView>& chunks, double cut) {
     const auto of_vector = [&](std::size_t f) { return chunks[f]; };
-    return state_->run(chunks.size(), cut, ChunkSource(of_vector));
+    return state_->run(chunks.size(), cut, ChunkSource(of_vector), state_->on_error());
 }
 
 SparseBatch Chunk2Sparse::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                       const std::vector<std::uint64_t>& lengths, double cut) {
-    bslz4::detail::check_buffer_ranges(base, offsets, lengths);
-    const auto in_buffer = [&](std::size_t f) { return ByteView(base.data + offsets[f], lengths[f]); };
-    return state_->run(offsets.size(), cut, ChunkSource(in_buffer));
+    return state_->run_buffer(base, offsets, lengths, cut);
 }
 
 DeviceArray Chunk2Sparse::decompress(const std::vector<ByteView>& chunks) {

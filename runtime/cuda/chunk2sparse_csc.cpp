@@ -1,7 +1,6 @@
 // bslz4::cuda::Chunk2SparseCSC: the GPU engine (gpu_engine.hpp) with a matrix.
 #include "bslz4/cuda/chunk2sparse_csc.hpp"
 
-#include "argument_checks.hpp"
 #include "gpu_engine.hpp"
 
 namespace bslz4::cuda {
@@ -19,21 +18,21 @@ Chunk2SparseCSC& Chunk2SparseCSC::operator=(Chunk2SparseCSC&&) noexcept = defaul
 
 IntegratedBatch Chunk2SparseCSC::multi(const std::vector<ByteView>& chunks, double cut) {
     const auto of_vector = [&](std::size_t f) { return chunks[f]; };
-    const SparseBatch b = state_->run(chunks.size(), cut, ChunkSource(of_vector));
+    const SparseBatch b = state_->run(chunks.size(), cut, ChunkSource(of_vector), state_->on_error());
     return {b, state_->powders(chunks.size())};
 }
 
 IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                              const std::vector<std::uint64_t>& lengths, double cut) {
-    bslz4::detail::check_buffer_ranges(base, offsets, lengths);
-    const auto in_buffer = [&](std::size_t f) { return ByteView(base.data + offsets[f], lengths[f]); };
-    const SparseBatch b = state_->run(offsets.size(), cut, ChunkSource(in_buffer));
+    const SparseBatch b = state_->run_buffer(base, offsets, lengths, cut);
     return {b, state_->powders(offsets.size())};
 }
 
 IntegratedFrame Chunk2SparseCSC::operator()(ByteView chunk, double cut) {
-    const IntegratedBatch b = multi({chunk}, cut);
-    return {b.sparse.frame(0), b.powder};
+    // One frame always throws, whatever options.on_error says for batches.
+    const auto only = [&](std::size_t) { return chunk; };
+    const SparseBatch b = state_->run(1, cut, ChunkSource(only), OnError::throw_first);
+    return {b.frame(0), state_->powders(1)};
 }
 
 IntegratedCoo Chunk2SparseCSC::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->nj()); }

@@ -20,11 +20,10 @@ std::size_t total_bytes(std::size_t first, std::size_t count, ChunkSource chunks
 
 }  // namespace
 
-Staged ChunkStaging::stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks, const FrameFaults& faults) {
+Staged ChunkStaging::stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks) {
     check(driver().cuEventSynchronize(s.uploaded.get()), "cuEventSynchronize");
     std::uint64_t* offs = s.meta();
     std::uint64_t* lens = offs + count;
-    faults.check_before_upload(first, count, chunks);
     const std::uint8_t* lo = nullptr;
     const std::uint8_t* hi = nullptr;
     for (std::size_t k = 0; k < count; ++k) {

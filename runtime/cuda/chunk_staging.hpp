@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "chunk_source.hpp"
-#include "frame_faults.hpp"
 #include "group_slot.hpp"
 #include "thread_pool.hpp"
 
@@ -27,10 +26,10 @@ public:
     explicit ChunkStaging(bslz4::detail::ThreadPool& threads) : threads_(threads) {}
 
     // Once the slot's previous uploads have read its staging (the kernels of the slot's
-    // previous group may still be running, so nothing on the device is touched here): checks
-    // the chunks (FrameFaults::check_before_upload), writes their offsets and lengths, and
-    // copies them unless they are pinned already.
-    Staged stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks, const FrameFaults& faults);
+    // previous group may still be running, so nothing on the device is touched here): writes
+    // the chunks' offsets and lengths, and copies them unless they are pinned already. The
+    // chunks were checked (FrameFaults::before_upload) by the caller.
+    Staged stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks);
 
 private:
     // One piece of a chunk, copied into staging by one thread.

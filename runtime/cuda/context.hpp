@@ -17,9 +17,9 @@ public:
         const DriverApi& api = driver();
         int count = 0;
         check(api, api.cuDeviceGetCount(&count), "cuDeviceGetCount");
-        if (count == 0) throw Error("no CUDA device: the driver reports none");
+        if (count == 0) throw Error(ErrorCode::gpu_fault, "no CUDA device: the driver reports none");
         if (ordinal < 0 || ordinal >= count)
-            throw Error("CUDA device " + std::to_string(ordinal) + " does not exist (" + std::to_string(count) +
+            throw Error(ErrorCode::bad_argument, "CUDA device " + std::to_string(ordinal) + " does not exist (" + std::to_string(count) +
                         " device(s))");
         check(api, api.cuDeviceGet(&device_, ordinal), "cuDeviceGet");
         check(api, api.cuDevicePrimaryCtxRetain(&ctx_, device_), "cuDevicePrimaryCtxRetain");

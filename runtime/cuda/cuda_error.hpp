@@ -9,9 +9,11 @@
 
 namespace bslz4::cuda {
 
+// Its code: out_of_memory for CUDA_ERROR_OUT_OF_MEMORY, else gpu_fault.
 class CudaError : public Error {
 public:
-    CudaError(CUresult result, const std::string& what) : Error(what), result_(result) {}
+    CudaError(CUresult result, const std::string& what)
+        : Error(result == CUDA_ERROR_OUT_OF_MEMORY ? ErrorCode::out_of_memory : ErrorCode::gpu_fault, what), result_(result) {}
     CUresult result() const { return result_; }
 
 private:

@@ -25,7 +25,7 @@ DeviceInfo device_info(int ordinal) {
     const detail::DriverApi& api = detail::driver();
     const int n = device_count();
     if (ordinal < 0 || ordinal >= n)
-        throw Error("CUDA device " + std::to_string(ordinal) + " does not exist (" + std::to_string(n) + " device(s))");
+        throw Error(ErrorCode::bad_argument, "CUDA device " + std::to_string(ordinal) + " does not exist (" + std::to_string(n) + " device(s))");
     CUdevice dev;
     detail::check(api.cuDeviceGet(&dev, ordinal), "cuDeviceGet");
     DeviceInfo info;

@@ -53,7 +53,7 @@ TransferBuffer::TransferBuffer(std::size_t bytes, const char* what) : size_(byte
                      refused.c_str());
     pageable_.reset(new (std::nothrow) std::uint8_t[bytes ? bytes : 1]);
     if (!pageable_)
-        throw Error("out of host memory: " + megabytes(bytes) + " for " + what + " (pinned memory was refused too: " +
+        throw Error(ErrorCode::out_of_memory, "out of host memory: " + megabytes(bytes) + " for " + what + " (pinned memory was refused too: " +
                     refused + ")");
 }
 

@@ -40,9 +40,10 @@ int resolve_device(int requested) {
 }
 
 Chunk2SparseOptions checked_options(Chunk2SparseOptions o, PixelType t) {
-    if (o.codec != Codec::lz4) throw Error("the GPU decodes lz4 chunks only; use bslz4::Chunk2Sparse (CPU) for zstd");
+    if (o.codec != Codec::lz4)
+        throw Error(ErrorCode::bad_argument, "the GPU decodes lz4 chunks only; use bslz4::Chunk2Sparse (CPU) for zstd");
     if (pixel_size(t) > 4 || t == PixelType::u64 || t == PixelType::i64 || t == PixelType::f64)
-        throw Error(std::string("the GPU decodes u8 u16 u32 i8 i16 i32 f32 pixels, not ") + pixel_type_name(t) +
+        throw Error(ErrorCode::bad_argument, std::string("the GPU decodes u8 u16 u32 i8 i16 i32 f32 pixels, not ") + pixel_type_name(t) +
                     "; use bslz4::Chunk2Sparse (CPU)");
     return o;
 }
@@ -89,7 +90,7 @@ GpuEngine::GpuEngine(ByteView m, std::size_t ni, std::size_t nj, PixelType t, Ch
       ctx_(resolve_device(o.device)),
       info_(device_info(ctx_.ordinal())),
       staging_threads_(std::max(1u, std::min(kMaxStagingThreads, std::thread::hardware_concurrency()))),
-      collector_(format_, m, powder_spec_, staging_threads_),
+      collector_(format_, m, powder_spec_, staging_threads_, status_),
       options_(checked_options(o, t)),
       module_(kernels_for(ctx_, info_)),
       memory_budget_(memory_budget_of(ctx_, info_)),
@@ -121,10 +122,19 @@ void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in
                        const abi::Cut& cut, ChunkSource chunks) {
     upload_.upload_meta(s, in, count, previous);
     const bool gpu_unblock = options_.unblock == Unblock::gpu;
-    if (!gpu_unblock) upload_.unblock_on_host(s, first, count, chunks, faults_);
+    if (!gpu_unblock) upload_.unblock_on_host(s, first, count, chunks, faults_, status_);
     upload_.upload_chunks(s, in, count);
     kernels_.queue(s, first, count, cut, gpu_unblock, outputs_);
     collector_.queue_downloads(s, first, count);
+}
+
+void GpuEngine::screen(std::size_t first, std::size_t count, ChunkSource chunks) {
+    if (!status_.reporting()) return faults_.check_before_upload(first, count, chunks);
+    for (std::size_t f = first; f < first + count; ++f) {
+        if (status_.is_bad(f)) continue;
+        const Verdict v = faults_.before_upload(chunks(f));
+        if (!v.ok()) status_.mark_bad(f, v.code, frame_message(f, v));
+    }
 }
 
 void GpuEngine::finish_pending(std::size_t groups, ChunkSource chunks) {
@@ -139,9 +149,19 @@ void GpuEngine::abandon() noexcept {
     }
 }
 
-SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks) {
+SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, OnError on_error,
+                           const std::vector<FrameError>& known_bad) {
     ScopedContext scope(ctx_);
+    status_.begin(nframes, on_error);
+    for (const FrameError& e : known_bad) status_.mark_bad(e.frame, e.code, e.message);
     collector_.begin(nframes, cut, outputs_);
+    // What the upload sees: a frame found bad on the host is an empty chunk, which the kernels
+    // find short and skip (its verdict is the one marked; the collector reads the real chunks).
+    const auto screened_lookup = [&](std::size_t f) {
+        const ByteView c = chunks(f);
+        return status_.is_bad(f) ? ByteView(c.data, 0) : c;
+    };
+    const ChunkSource screened(screened_lookup);
     const abi::Cut c = make_cut(format_.type, cut);
     try {
         std::size_t g = 0;
@@ -157,14 +177,15 @@ SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks) 
             if (g > 0 && count == nframes - first && count > sizes_.batch) count -= sizes_.batch;
             Staged in;
             try {
-                in = staging_.stage(s, first, count, chunks, faults_);
+                screen(first, count, chunks);
+                in = staging_.stage(s, first, count, screened);
             } catch (const Error&) {
                 finish_pending(g, chunks);  // an earlier frame's fault is reported first
                 throw;
             }
             collector_.finish(s, chunks, faults_);
             try {
-                submit(s, previous, in, first, count, c, chunks);
+                submit(s, previous, in, first, count, c, screened);
             } catch (const Error&) {
                 finish_pending(g, chunks);  // an earlier frame's fault is reported first
                 throw;
@@ -177,20 +198,44 @@ SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks) 
         abandon();
         throw;
     }
+    status_.sort();
     return collector_.lists(nframes);
+}
+
+SparseBatch GpuEngine::run_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                  const std::vector<std::uint64_t>& lengths, double cut) {
+    std::vector<FrameError> outside;
+    if (options_.on_error == OnError::report) {
+        bslz4::detail::check_buffer_counts(offsets, lengths);
+        for (std::size_t f = 0; f < offsets.size(); ++f) {
+            try {
+                bslz4::detail::chunk_in_buffer(base, offsets[f], lengths[f]);
+            } catch (const Error& e) {
+                outside.push_back({f, e.code(), "frame " + std::to_string(f) + ": " + e.what()});
+            }
+        }
+    } else {
+        bslz4::detail::check_buffer_ranges(base, offsets, lengths);
+    }
+    const auto in_buffer = [&](std::size_t f) {
+        const bool inside = offsets[f] <= base.size && lengths[f] <= base.size - offsets[f];
+        return inside ? ByteView(base.data + offsets[f], static_cast<std::size_t>(lengths[f])) : ByteView(base.data, 0);
+    };
+    return run(offsets.size(), cut, ChunkSource(in_buffer), options_.on_error, outside);
 }
 
 double GpuEngine::time_kernels(const std::vector<ByteView>& chunks, double cut, unsigned repeats) {
     if (chunks.empty() || chunks.size() > sizes_.group)
-        throw Error("time_on_device takes 1 to group() = " + std::to_string(sizes_.group) + " chunks");
+        throw Error(ErrorCode::bad_argument, "time_on_device takes 1 to group() = " + std::to_string(sizes_.group) + " chunks");
     ScopedContext scope(ctx_);
     const abi::Cut c = make_cut(format_.type, cut);
     const auto lookup = [&](std::size_t f) { return chunks[f]; };
     const ChunkSource source(lookup);
     const std::size_t n = chunks.size();
     try {
+        faults_.check_before_upload(0, n, source);
         for (GroupSlot& s : slots_) {
-            const Staged in = staging_.stage(s, 0, n, source, faults_);
+            const Staged in = staging_.stage(s, 0, n, source);
             upload_.upload_meta(s, in, n, nullptr);
             upload_.upload_chunks(s, in, n);
             kernels_.queue(s, 0, n, c, true, outputs_);  // warm-up, and a check that the chunks are good
@@ -231,7 +276,7 @@ DeviceArray GpuEngine::run_to_device(std::size_t nframes, bool frames, ChunkSour
     } restore{outputs_};
     outputs_.lists = false;
     (frames ? outputs_.dense : outputs_.powders) = &out;
-    run(nframes, 0.0, chunks);
+    run(nframes, 0.0, chunks, OnError::throw_first);
     return out;
 }
 
@@ -239,7 +284,7 @@ std::unique_ptr<GpuEngine> make_engine(ByteView mask, std::size_t ni, std::size_
                                        Chunk2SparseOptions options) {
     bslz4::detail::check_frame_mask(mask, ni, nj);
     const std::string why = unavailable_reason();
-    if (!why.empty()) throw Error(why);
+    if (!why.empty()) throw Error(ErrorCode::gpu_fault, why);
     return std::make_unique<GpuEngine>(mask, ni, nj, type, options);
 }
 

@@ -21,6 +21,7 @@
 #include "bslz4/powder.hpp"
 #include "bslz4/sparse_result.hpp"
 #include "call_outputs.hpp"
+#include "call_status.hpp"
 #include "chunk_source.hpp"
 #include "chunk_staging.hpp"
 #include "context.hpp"
@@ -47,8 +48,15 @@ public:
     void add_matrix(const IntegrationMatrix& m, Accumulator a);
 
     // The lists of `nframes` chunks (and their powders, with a matrix): views of this
-    // engine's arrays, overwritten by the next call.
-    SparseBatch run(std::size_t nframes, double cut, ChunkSource chunks);
+    // engine's arrays, overwritten by the next call. A bad frame throws, or with
+    // OnError::report is returned bad (bslz4/frame_status.hpp); `known_bad` are frames the
+    // caller found bad already (reporting calls), their chunks never read.
+    SparseBatch run(std::size_t nframes, double cut, ChunkSource chunks, OnError on_error,
+                    const std::vector<FrameError>& known_bad = {});
+    // from_buffer: the chunks at offsets[f], lengths[f] of `base`, with the options' on_error. A
+    // chunk outside `base` throws before any frame is decoded, or is a bad frame (bad_argument).
+    SparseBatch run_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                           const std::vector<std::uint64_t>& lengths, double cut);
     Powder powders(std::size_t nframes) const { return collector_.powders(nframes); }
     // decompress / integrate: the dense frames or the powders of chunks, left on the device.
     DeviceArray run_to_device(std::size_t nframes, bool frames, ChunkSource chunks);
@@ -57,6 +65,7 @@ public:
     // streams taking turns as they do in a long call, between two device events.
     double time_kernels(const std::vector<ByteView>& chunks, double cut, unsigned repeats);
 
+    OnError on_error() const { return options_.on_error; }
     std::size_t host_frames() const { return collector_.host_frames(); }
     std::size_t cap() const { return format_.cap; }
     std::size_t nj() const { return format_.nj; }
@@ -77,6 +86,9 @@ private:
     // previous group finished).
     void submit(GroupSlot& s, const GroupSlot* previous, const Staged& in, std::size_t first, std::size_t count,
                 const bslz4_abi::Cut& cut, ChunkSource chunks);
+    // Before a group is staged: the host's checks (FrameFaults::before_upload), each refused
+    // frame thrown at once or, when the call reports, marked bad and staged as an empty chunk.
+    void screen(std::size_t first, std::size_t count, ChunkSource chunks);
     // Finishes the groups still pending after `groups` groups of a call, oldest first: the
     // error reported is that of the earliest frame.
     void finish_pending(std::size_t groups, ChunkSource chunks);
@@ -87,6 +99,7 @@ private:
     PrimaryContext ctx_;
     DeviceInfo info_;
     PowderSpec powder_spec_;
+    CallStatus status_;  // the call in hand's bad frames
     bslz4::detail::ThreadPool staging_threads_;
     GroupCollector collector_;
     Chunk2SparseOptions options_;

@@ -13,8 +13,12 @@ constexpr std::size_t kParallelListBytes = std::size_t{1} << 20;
 }  // namespace
 
 GroupCollector::GroupCollector(const FrameFormat& format, ByteView mask, const PowderSpec& powders,
-                               bslz4::detail::ThreadPool& threads)
-    : format_(format), powder_spec_(powders), threads_(threads), cpu_(mask, format.ni, format.nj, format.type, {Codec::lz4, 1}) {}
+                               bslz4::detail::ThreadPool& threads, CallStatus& status)
+    : format_(format),
+      powder_spec_(powders),
+      threads_(threads),
+      status_(status),
+      cpu_(mask, format.ni, format.nj, format.type, {Codec::lz4, 1}) {}
 
 void GroupCollector::begin(std::size_t nframes, double cut, const CallOutputs& outputs) {
     outputs_ = outputs;
@@ -56,13 +60,27 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
     const CUstream st = s.stream.get();
     check(driver().cuStreamSynchronize(st), "cuStreamSynchronize");
     const auto* status = reinterpret_cast<const std::uint32_t*>(s.status_host.data());
-    const auto* counts = reinterpret_cast<const std::uint64_t*>(s.npixels_host.data());
-    for (std::size_t k = 0; k < s.count; ++k)
-        if (status[k] != abi::kFrameOk)
-            throw Error("frame " + std::to_string(s.first + k) + ": " + faults.describe(status[k], chunks(s.first + k)));
+    auto* counts = reinterpret_cast<std::uint64_t*>(s.npixels_host.data());
+    bool any_bad = false;
+    for (std::size_t k = 0; k < s.count; ++k) {
+        const std::size_t f = s.first + k;
+        if (status[k] == abi::kFrameOk) continue;
+        // A frame refused on the host is already marked; one the kernels refused is judged here.
+        if (!status_.is_bad(f)) {
+            const Verdict v = faults.describe(status[k], chunks(f));
+            if (!status_.reporting()) throw Error(v.code, frame_message(f, v));
+            status_.mark_bad(f, v.code, frame_message(f, v));
+        }
+        counts[k] = 0;  // the kernels list nothing of it; so the copies below skip it
+        any_bad = true;
+    }
     if (powder_spec_.matrix && !outputs_.powders) {
         const std::size_t row = powder_spec_.row_bytes();
         std::memcpy(powders_.data() + s.first * row, s.powder_host.data(), s.count * row);
+        // A bad frame's row summed whatever its slot's dense frame held.
+        if (any_bad)
+            for (std::size_t k = 0; k < s.count; ++k)
+                if (status[k] != abi::kFrameOk) std::memset(powders_.data() + (s.first + k) * row, 0, row);
     }
     if (!outputs_.lists) return;
     // Every list of the group, packed, in two copies.
@@ -82,8 +100,22 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
         const std::size_t f = s.first + k, n = counts[k];
         npixels_[f] = n;
         if (n <= cap) continue;
-        // Not sparse: listed on the host.
-        const SparseFrame h = cpu_(chunks(f), cut_);
+        // Not sparse: listed on the host. The GPU accepted the chunk: should the CPU not, its
+        // verdict stands.
+        SparseFrame h;
+        try {
+            h = cpu_(chunks(f), cut_);
+        } catch (const Error&) {
+            const Verdict v = faults.cpu_verdict(chunks(f));
+            if (v.ok()) throw;  // not the chunk's fault (memory)
+            if (!status_.reporting()) throw Error(v.code, frame_message(f, v));
+            status_.mark_bad(f, v.code, frame_message(f, v));
+            counts[k] = 0;
+            npixels_[f] = 0;
+            if (powder_spec_.matrix && !outputs_.powders)
+                std::memset(powders_.data() + f * powder_spec_.row_bytes(), 0, powder_spec_.row_bytes());
+            continue;
+        }
         std::memcpy(values_.data() + f * npix * bpp, h.values, h.npixels * bpp);
         std::memcpy(reinterpret_cast<std::uint32_t*>(indices_.data()) + f * npix, h.indices, h.npixels * 4);
         npixels_[f] = h.npixels;
@@ -112,8 +144,9 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
 }
 
 SparseBatch GroupCollector::lists(std::size_t nframes) const {
-    return {nframes, format_.npix, npixels_.data(), values_.data(), reinterpret_cast<const std::uint32_t*>(indices_.data()),
-            format_.type};
+    return {nframes, format_.npix, npixels_.data(), values_.data(),
+            reinterpret_cast<const std::uint32_t*>(indices_.data()), format_.type, status_.codes(), status_.bad(),
+            status_.nbad()};
 }
 
 Powder GroupCollector::powders(std::size_t nframes) const {

@@ -1,7 +1,8 @@
 // The last stage: a group's results brought to the host. Its statuses, pixel counts and list
-// offsets are downloaded behind its kernels; once they are in, a fault is reported (in the CPU
-// decoder's words), the lists are downloaded packed and copied into the call's result arrays,
-// and each frame with more pixels than the GPU's cap is listed on the host instead.
+// offsets are downloaded behind its kernels; once they are in, a fault is thrown or, when the
+// call reports, its frame marked bad (in the CPU decoder's words and codes either way), the
+// lists are downloaded packed and copied into the call's result arrays, and each frame with
+// more pixels than the GPU's cap is listed on the host instead.
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "bslz4/powder.hpp"
 #include "bslz4/sparse_result.hpp"
 #include "call_outputs.hpp"
+#include "call_status.hpp"
 #include "chunk_source.hpp"
 #include "frame_faults.hpp"
 #include "frame_format.hpp"
@@ -22,14 +24,16 @@ namespace bslz4::cuda::detail {
 
 class GroupCollector {
 public:
-    // `threads` copy the lists of a group into the call's arrays.
-    GroupCollector(const FrameFormat& format, ByteView mask, const PowderSpec& powders, bslz4::detail::ThreadPool& threads);
+    // `threads` copy the lists of a group into the call's arrays; `status` is the call's.
+    GroupCollector(const FrameFormat& format, ByteView mask, const PowderSpec& powders, bslz4::detail::ThreadPool& threads,
+                   CallStatus& status);
 
     // A call of `nframes` frames begins: room for its results.
     void begin(std::size_t nframes, double cut, const CallOutputs& outputs);
     // Queued behind the group's kernels: its powders, statuses, counts and list offsets.
     void queue_downloads(GroupSlot& s, std::size_t first, std::size_t count);
-    // Waits for the slot's pending group and takes its results (nothing when none is pending).
+    // Waits for the slot's pending group and takes its results (nothing when none is pending):
+    // a bad frame (in `status` already, or refused by the kernels) gets 0 pixels and a zero powder.
     void finish(GroupSlot& s, ChunkSource chunks, const FrameFaults& faults);
 
     SparseBatch lists(std::size_t nframes) const;
@@ -40,6 +44,7 @@ private:
     const FrameFormat& format_;
     const PowderSpec& powder_spec_;
     bslz4::detail::ThreadPool& threads_;
+    CallStatus& status_;
     bslz4::Chunk2Sparse cpu_;  // frames above cap
     // The last call's.
     CallOutputs outputs_;

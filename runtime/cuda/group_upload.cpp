@@ -75,7 +75,7 @@ void GroupUpload::upload_chunks(GroupSlot& s, const Staged& in, std::size_t coun
 }
 
 void GroupUpload::unblock_on_host(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks,
-                                  const FrameFaults& faults) const {
+                                  const FrameFaults& faults, CallStatus& call) const {
     const abi::FrameGeometry& geometry = format_.geometry;
     std::uint64_t* offs = s.meta();
     std::uint64_t* blocks = offs + 2 * count;
@@ -87,7 +87,16 @@ void GroupUpload::unblock_on_host(GroupSlot& s, std::size_t first, std::size_t c
         try {
             layout = block_starts(c, format_.bpp, format_.frame_bytes());
         } catch (const Error& e) {
-            faults.refuse(first, first + k, e.what(), chunks);
+            const Verdict layout_fault{e.code(), e.what()};
+            if (!call.reporting()) faults.refuse(first, first + k, layout_fault, chunks);
+            // A chunk fault of the layout's kind: the kernels skip the frame, its offsets unread.
+            status[k] = abi::kChunkShort;
+            tails[k] = offs[k];
+            if (call.is_bad(first + k)) continue;  // refused before upload, staged empty
+            Verdict v = faults.cpu_verdict(c);
+            if (v.ok()) v = layout_fault;
+            call.mark_bad(first + k, v.code, frame_message(first + k, v));
+            continue;
         }
         for (std::size_t b = 0; b < geometry.n_blocks; ++b) blocks[k * geometry.n_blocks + b] = offs[k] + layout.starts[b];
         tails[k] = offs[k] + layout.tail_offset;

@@ -38,7 +38,9 @@ struct Chunk2SparseOptions {
     Codec codec = Codec::lz4;
     // A bad frame in multi / from_buffer: throw (default) or report it in the batch and return
     // the others, as bslz4::Chunk2SparseOptions::on_error (the same codes and messages as the
-    // CPU class). operator() and coo always throw.
+    // CPU class; a chunk the GPU does not decode, of other than 8 kB blocks, is bad_argument, and
+    // one the GPU refuses though the CPU decodes it is gpu_fault). operator(), coo, decompress
+    // and integrate always throw.
     OnError on_error = OnError::throw_first;
 };
 
