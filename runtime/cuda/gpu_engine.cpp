@@ -27,6 +27,11 @@ constexpr unsigned kSlots = 3;
 // runs beside the upload and the kernels of other groups, and is what bounds multi from
 // pageable memory (H200 host: 16 threads 33,400 frames/s, 8 threads 32,500).
 constexpr unsigned kMaxStagingThreads = 16;
+// Groups of at most this many frames have their block headers walked on the host, whatever
+// options.unblock says: the GPU's walk is one thread a frame (H200: about 230 us for the 1,092
+// headers of a dense Eiger 4M frame, the most of a one-frame call's kernels), the host's about
+// 6 us a frame. Larger groups keep the GPU's walk, which overlaps the other slots' work.
+constexpr std::size_t kHostUnblockFrames = 4;
 
 int resolve_device(int requested) {
     if (requested >= 0) return requested;
@@ -121,7 +126,7 @@ void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
 void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in, std::size_t first, std::size_t count,
                        const abi::Cut& cut, ChunkSource chunks) {
     upload_.upload_meta(s, in, count, previous);
-    const bool gpu_unblock = options_.unblock == Unblock::gpu;
+    const bool gpu_unblock = options_.unblock == Unblock::gpu && count > kHostUnblockFrames;
     if (!gpu_unblock) upload_.unblock_on_host(s, first, count, chunks, faults_, status_);
     upload_.upload_chunks(s, in, count);
     kernels_.queue(s, first, count, cut, gpu_unblock, outputs_);

@@ -68,7 +68,8 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
         const auto part_first = static_cast<std::uint32_t>(b0 / s.part_frames * s.part_frames);
         const auto part_end = static_cast<std::uint32_t>(std::min<std::size_t>(n, part_first + s.part_frames));
         if (b0 == part_first) {
-            check(driver().cuStreamWaitEvent(st, s.part_uploaded[b0 / s.part_frames].get(), 0), "cuStreamWaitEvent");
+            if (!s.copies_on_kernel_stream)
+                check(driver().cuStreamWaitEvent(st, s.part_uploaded[b0 / s.part_frames].get(), 0), "cuStreamWaitEvent");
             const std::uint32_t np = part_end - part_first;
             if (gpu_unblock)
                 launch(unblock_, "bslz4_unblock",

@@ -29,6 +29,11 @@ struct GroupSlot {
 
     Stream stream;         // kernels and downloads
     Stream upload_stream;  // host-to-device copies
+    // The group's host-to-device copies go on the kernel stream instead when nothing needs them
+    // to overlap its kernels (a call's first group: one batch, one part), saving the kernels
+    // the wait on an event of another stream.
+    bool copies_on_kernel_stream = false;
+    CUstream copy_stream() const { return copies_on_kernel_stream ? stream.get() : upload_stream.get(); }
     TransferBuffer chunks_host;  // staging for chunks not in one PinnedHostMemory
     DeviceBuffer chunks_dev;
     TransferBuffer meta_host;  // chunk offsets and lengths, then the cpu-unblock offsets

@@ -31,10 +31,11 @@ void GroupUpload::upload_meta(GroupSlot& s, const Staged& in, std::size_t count,
     s.parse_span = static_cast<unsigned>(std::max<std::size_t>(1, std::min({part_batches, memory_budget_ / 4 / batch_bytes})));
     const std::size_t span_bytes = batch_bytes * s.parse_span;
     grow_device(s.sequences, span_bytes, "LZ4 sequences");
-    const CUstream st = s.upload_stream.get();
     // The kernel stream's previous work is done (the slot was finished), so the device
     // buffers are free; one upload at a time, in group order, so the first group's kernels
     // need not wait for the bus to be shared with the next.
+    s.copies_on_kernel_stream = !previous && s.part_frames >= count;
+    const CUstream st = s.copy_stream();
     if (previous) check(driver().cuStreamWaitEvent(st, previous->uploaded.get(), 0), "cuStreamWaitEvent");
     check(driver().cuMemcpyHtoDAsync(s.chunk_offset.get(), offs, count * 8, st), "cuMemcpyHtoDAsync(offsets)");
     check(driver().cuMemcpyHtoDAsync(s.chunk_length.get(), lens, count * 8, st), "cuMemcpyHtoDAsync(lengths)");
@@ -63,7 +64,7 @@ void GroupUpload::upload_chunks(GroupSlot& s, const Staged& in, std::size_t coun
         end_before = hi;
     }
     starts[parts] = in.bytes;
-    const CUstream st = s.upload_stream.get();
+    const CUstream st = s.copy_stream();
     for (std::size_t p = 0; p < parts; ++p) {
         const std::size_t from = in_order ? starts[p] : 0, to = in_order ? starts[p + 1] : in.bytes;
         if (in_order || p == 0)
@@ -102,7 +103,7 @@ void GroupUpload::unblock_on_host(GroupSlot& s, std::size_t first, std::size_t c
         tails[k] = offs[k] + layout.tail_offset;
         status[k] = abi::kFrameOk;
     }
-    const CUstream st = s.upload_stream.get();
+    const CUstream st = s.copy_stream();
     check(driver().cuMemcpyHtoDAsync(s.block_offset.get(), blocks, count * geometry.n_blocks * 8, st),
           "cuMemcpyHtoDAsync(block offsets)");
     check(driver().cuMemcpyHtoDAsync(s.tail_offset.get(), tails, count * 8, st), "cuMemcpyHtoDAsync(tail offsets)");

@@ -33,6 +33,8 @@ struct Chunk2SparseOptions {
     // most 1/16 of the free device memory of frames. The first group of a call is one batch, so
     // decoding starts while the next group uploads.
     unsigned group = 0;
+    // Who walks the block headers of groups of more than 4 frames; smaller groups (a one-frame
+    // call's) are always walked on the host, where it is quicker. The results are the same.
     Unblock unblock = Unblock::gpu;
     int device = -1;  // -1: the device of the calling thread's current context, else 0
     Codec codec = Codec::lz4;
