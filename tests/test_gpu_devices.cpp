@@ -1,7 +1,8 @@
 // Several GPUs at once: objects on each device driven from threads of their own at the same time,
 // an object made on one thread and called from another, and `bslz4 sparse`'s job spread over
 // the GPUs, all equal to the CPU bit for bit. Part of test_gpu (whose main skips without a GPU);
-// each case here returns early, saying why, with fewer than two GPUs.
+// each case here returns early, saying why, with fewer than two GPUs, but the job's bad frames
+// (--on-error skip), which are checked on GPU 0 and then on every GPU there is.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -21,6 +22,7 @@
 #include "test_support.hpp"
 
 #if BSLZ4_HAVE_HDF5
+#include "corrupt_scan.hpp"
 #include "h5_reader.hpp"
 #include "hdf5/scan_writer.hpp"
 #include "sparse_job.hpp"
@@ -221,7 +223,8 @@ SparseFile read_sparse(const std::string& path) {
 }
 
 tool::SparseSummary run_job(const std::string& scan, const std::string& out, tool::SparseJob::Where where,
-                            std::vector<int> devices) {
+                            std::vector<int> devices, OnError on_error = OnError::throw_first,
+                            const std::string& matrix_spec = "") {
     tool::SparseJob job;
     job.input = scan;
     job.output = out;
@@ -229,6 +232,9 @@ tool::SparseSummary run_job(const std::string& scan, const std::string& out, too
     job.where = where;
     job.devices = std::move(devices);
     job.quiet = true;
+    job.on_error = on_error;
+    job.matrix_spec = matrix_spec;
+    job.acc = Accumulator::i64;  // exact sums: the GPU's powders equal the CPU's
     const std::atomic<bool> never{false};
     return tool::run_sparse_job(job, never);
 }
@@ -280,5 +286,49 @@ TEST_CASE("bslz4 sparse's job on every GPU writes what one GPU and the CPU write
     }
     CHECK_THAT(one_says, Catch::Contains(" frame 200: "));
     CHECK(all_says == one_says);
+}
+
+TEST_CASE("bslz4 sparse --on-error skip on the GPU writes what the CPU writes: the same good frames and powders, the "
+          "same bad frames with the same codes and messages",
+          "[gpu][devices][sparse][bad-frames]") {
+    const std::string scan = test::temp_path("devices_damaged.h5"), mat = test::temp_path("devices_damaged_matrix.h5");
+    test::write_corrupt_scan(scan, true);
+    tool::write_matrix(mat, "csr",
+                       normalise_matrix(test::random_csr(12, test::kCorruptNi * test::kCorruptNj, 2.0, 31).input()));
+    const std::string cpu_out = test::temp_path("devices_damaged_cpu.h5");
+    const tool::SparseSummary cpu =
+        run_job(scan, cpu_out, tool::SparseJob::Where::cpu, {}, OnError::report, mat + ":csr");
+    REQUIRE(cpu.bad_frames == test::bad_chunks().size());
+    const test::H5Reader want(cpu_out);
+    const auto want_bad = want.bad_frames("/entry_data_data/bad_frames");
+    const auto want_powder = want.dataset<std::int64_t>("/entry_data_data/powder", H5T_NATIVE_INT64);
+    std::vector<std::vector<int>> placements = {{0}};
+    if (cuda::device_count() >= 2) {
+        placements.emplace_back();
+        for (int d = 0; d < cuda::device_count(); ++d) placements.back().push_back(d);
+    }
+    for (const std::vector<int>& devices : placements) {
+        INFO(devices.size() << " GPUs");
+        const std::string out = test::temp_path("devices_damaged_gpu.h5");
+        const tool::SparseSummary gpu = run_job(scan, out, tool::SparseJob::Where::gpu, devices, OnError::report, mat + ":csr");
+        CHECK(gpu.frames == cpu.frames);
+        CHECK(gpu.pixels == cpu.pixels);
+        CHECK(gpu.bad_frames == cpu.bad_frames);
+        const SparseFile got = read_sparse(out), expected = read_sparse(cpu_out);
+        CHECK(got.nnz == expected.nnz);
+        CHECK(got.row == expected.row);
+        CHECK(got.col == expected.col);
+        CHECK(got.intensity == expected.intensity);
+        const test::H5Reader f(out);
+        CHECK(f.dataset<std::int64_t>("/entry_data_data/powder", H5T_NATIVE_INT64) == want_powder);
+        const auto bad = f.bad_frames("/entry_data_data/bad_frames");
+        REQUIRE(bad.size() == want_bad.size());
+        for (std::size_t k = 0; k < bad.size(); ++k) {
+            INFO("bad frame " << want_bad[k].frame);
+            CHECK(bad[k].frame == want_bad[k].frame);
+            CHECK(bad[k].code_name == want_bad[k].code_name);
+            CHECK(bad[k].message == want_bad[k].message);
+        }
+    }
 }
 #endif

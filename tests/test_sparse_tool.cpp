@@ -606,6 +606,34 @@ TEST_CASE("a chunk index that claims more bytes than the file or the frame can h
         INFO(r.err);
         CHECK(r.code == 1);
         CHECK_THAT(r.err, Catch::Contains("/entry/data/data frame 4") && Catch::Contains("over frame 0"));
+        tool::SparseJob job;
+        job.input = scan;
+        job.output = out;
+        job.cut = 4;
+        job.where = tool::SparseJob::Where::cpu;
+        job.quiet = true;
+        const std::atomic<bool> stop{false};
+        CHECK(test::code_thrown_by([&] { tool::run_sparse_file(job, stop); }) == ErrorCode::truncated_chunk);
+    }
+}
+
+TEST_CASE("a frame whose chunk was never written is an error naming it, ErrorCode::truncated_chunk",
+          "[sparse-tool][chunk-index][error-codes]") {
+    const std::string scan = temp_path("scan_unwritten.h5"), out = temp_path("out_unwritten.h5");
+    write_scan_with_values(scan, H5T_STD_U16LE, {0, 3, 2, 0, 2}, test_chunks(8), {0, 1, 2, 4, 5, 6, 7});  // no frame 3
+    tool::SparseJob job;
+    job.input = scan;
+    job.output = out;
+    job.cut = 4;
+    job.where = tool::SparseJob::Where::cpu;
+    job.quiet = true;
+    const std::atomic<bool> stop{false};
+    for (const std::size_t limit : {std::size_t{8192}, std::size_t{0}}) {  // by position, and through HDF5
+        INFO("per-chunk index limit " << limit);
+        job.per_chunk_index_limit = limit;
+        CHECK(test::code_thrown_by([&] { tool::run_sparse_file(job, stop); }) == ErrorCode::truncated_chunk);
+        CHECK_THROWS_WITH(tool::run_sparse_file(job, stop),
+                          Catch::Contains("/entry/data/data frame 3: the chunk is not stored (the frame was never written)"));
     }
 }
 

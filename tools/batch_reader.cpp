@@ -45,10 +45,11 @@ void read_fully(int fd, std::uint8_t* to, std::uint64_t bytes, std::uint64_t add
     while (bytes) {
         const ssize_t got = pread(fd, to, std::min<std::uint64_t>(bytes, std::uint64_t{1} << 30), static_cast<off_t>(address));
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) throw Error(frame_what(index, k) + ": cannot read " + index.file_path + ": " + std::strerror(errno));
+        if (got < 0)
+            throw Error(ErrorCode::io, frame_what(index, k) + ": cannot read " + index.file_path + ": " + std::strerror(errno));
         if (got == 0)
-            throw Error(frame_what(index, k) + ": " + index.file_path + " ends at byte " + std::to_string(address) +
-                        ", before the chunk does (the file was cut short)");
+            throw Error(ErrorCode::truncated_chunk, frame_what(index, k) + ": " + index.file_path + " ends at byte " +
+                                                        std::to_string(address) + ", before the chunk does (the file was cut short)");
         to += got;
         bytes -= static_cast<std::uint64_t>(got);
         address += static_cast<std::uint64_t>(got);
@@ -86,7 +87,8 @@ std::size_t largest_batch_bytes(const ChunkIndex& index, std::size_t batch_frame
         // Chunks by position never overlap (read_chunk_index), so only sizes read through HDF5
         // can add up past the file; the buffers are never sized beyond what the file holds.
         if (sum > index.file_bytes)
-            throw Error(index.what + " frames " + std::to_string(index.first_frame + first) + " to " +
+            throw Error(ErrorCode::truncated_chunk,
+                        index.what + " frames " + std::to_string(index.first_frame + first) + " to " +
                         std::to_string(index.first_frame + std::min(index.chunks.size(), first + batch_frames) - 1) +
                         ": the chunk index claims " + std::to_string(sum) + " bytes for them, more than the " +
                         std::to_string(index.file_bytes) + "-byte file holds");
@@ -104,14 +106,18 @@ BatchReader::BatchReader(const ChunkIndex& index, BufferRing& ring, std::size_t 
       ready_(ring.slots(), SIZE_MAX) {
     if (index.by_position) {
         fd_ = open(index.file_path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd_ < 0) throw Error(index.what + ": cannot open " + index.file_path + " to read its chunks: " + std::strerror(errno));
+        if (fd_ < 0)
+            throw Error(ErrorCode::io,
+                        index.what + ": cannot open " + index.file_path + " to read its chunks: " + std::strerror(errno));
     }
     try {
         for (unsigned t = 0; t < std::max(1u, threads); ++t) threads_.emplace_back([this] { work(); });
     } catch (const std::system_error& e) {  // a thread the system would not start (a pids limit, say)
         stop();
-        throw Error(index.what + ": cannot start reader thread " + std::to_string(threads_.size() + 1) + " of " +
-                    std::to_string(std::max(1u, threads)) + ": " + e.what() + " (give fewer with --readers)");
+        // The system's threads (memory for their stacks, a pids limit) are what ran out.
+        throw Error(ErrorCode::out_of_memory, index.what + ": cannot start reader thread " + std::to_string(threads_.size() + 1) +
+                                                  " of " + std::to_string(std::max(1u, threads)) + ": " + e.what() +
+                                                  " (give fewer with --readers)");
     }
 }
 

@@ -78,7 +78,7 @@ public:
     ScratchDirectory() {
         const char* tmp = std::getenv("TMPDIR");
         std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/bslz4-bench-XXXXXX";
-        if (!mkdtemp(pattern.data())) throw Error("bench: cannot make a directory under " + pattern);
+        if (!mkdtemp(pattern.data())) throw Error(ErrorCode::io, "bench: cannot make a directory under " + pattern);
         path_ = pattern;
     }
     ~ScratchDirectory() {
@@ -99,12 +99,12 @@ double read_whole_file(const std::string& path) {
     std::vector<char> buffer(kRead);
     const auto t0 = Clock::now();
     const int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) throw Error(path + ": cannot open for reading");
+    if (fd < 0) throw Error(ErrorCode::io, path + ": cannot open for reading");
     ssize_t got;
     while ((got = ::read(fd, buffer.data(), kRead)) > 0) {
     }
     ::close(fd);
-    if (got < 0) throw Error(path + ": read failed");
+    if (got < 0) throw Error(ErrorCode::io, path + ": read failed");
     return since(t0);
 }
 
@@ -253,8 +253,9 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
     if (gpu_present) {
         for (const JobRun* r : {&g, &all})
             if (r->summary.frames && r->summary.pixels != c.summary.pixels)
-                throw Error("bench: the job on " + r->summary.decoder + " kept " + std::to_string(r->summary.pixels) +
-                            " pixels, the CPU job " + std::to_string(c.summary.pixels));
+                throw Error(ErrorCode::gpu_fault,  // the GPU's lists differ from the CPU's on frames both accept
+                            "bench: the job on " + r->summary.decoder + " kept " + std::to_string(r->summary.pixels) +
+                                " pixels, the CPU job " + std::to_string(c.summary.pixels));
         std::printf("  GPU job / file read = %.2f whole call, %.2f steady; GPU job / CPU job = %.2f whole call, %.2f "
                     "steady  (lists only, no powder)\n",
                     fig.gpu_job_frames_per_s / fig.read_frames_per_s, fig.gpu_job_steady_frames_per_s / fig.read_frames_per_s,

@@ -47,6 +47,11 @@ constexpr const char* kHelp =
     "                       an error, not a run on the CPU\n"
     "  --readers N          threads reading chunks from the file at once (at most 16; default 2\n"
     "                       on the CPU, 2 + 2 a GPU on GPUs)\n"
+    "  --on-error stop|skip a frame that cannot be decoded: stop (default; the error names the\n"
+    "                       file, dataset and frame, and no output is written) or skip (written\n"
+    "                       with nnz 0 and a zero powder, listed with its error code and message\n"
+    "                       in the group's bad_frames and in the summary; the scan goes on, and\n"
+    "                       the exit status is 1 at the end)\n"
     "  --quiet              no progress\n"
     "Several scans (a campaign) run one by one with the same options:\n"
     "  -o DIR               with several inputs, --list or --shard (or a single input and an\n"
@@ -59,7 +64,7 @@ constexpr const char* kHelp =
     "A failed scan is reported (bslz4: FILE: problem) and the others go on; a line per scan and\n"
     "a total go to stdout. Ctrl-C stops after the current batch (that output is readable and\n"
     "marked incomplete) and names the scans not done.\n"
-    "Exit: 0 all done, 1 a scan failed, 2 bad usage (nothing run), 130 interrupted.\n";
+    "Exit: 0 all done, 1 a scan failed or had bad frames, 2 bad usage (nothing run), 130 interrupted.\n";
 
 #if BSLZ4_HAVE_HDF5
 std::atomic<bool> interrupted{false};
@@ -82,11 +87,11 @@ int cmd_sparse(const Args& raw) {
         std::fputs(kHelp, stdout);
         return 0;
     }
-    throw Error("sparse: this build has no HDF5 (install libhdf5-dev and rebuild)");
+    throw Error(ErrorCode::bad_argument, "sparse: this build has no HDF5 (install libhdf5-dev and rebuild)");
 #else
     const Arguments args = parse_arguments(
         raw, {"--dataset", "-o", "--cut", "--mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
-              "--readers"},
+              "--readers", "--on-error"},
         {"--no-mask", "--cpu", "--gpu", "--quiet"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
@@ -106,6 +111,7 @@ int cmd_sparse(const Args& raw) {
     const DeviceList devices = parse_device_list(args.get("--device", "0"));
     // Before any file is read, so that every shard of a job array refuses the same command.
     const Shard shard = args.has("--shard") ? parse_shard(args.get("--shard")) : Shard{};
+    const OnError on_error = parse_on_error(args.get("--on-error", "stop"));
     SparseJob job;
     job.dataset = args.get("--dataset");
     job.output = args.get("-o");
@@ -128,6 +134,7 @@ int cmd_sparse(const Args& raw) {
     job.frames_spec = args.get("--frames");
     job.where = args.has("--cpu") ? SparseJob::Where::cpu : args.has("--gpu") ? SparseJob::Where::gpu : SparseJob::Where::any;
     job.quiet = args.has("--quiet");
+    job.on_error = on_error;
     if (args.has("--readers")) {
         const unsigned long long readers = args.count("--readers", 0);
         if (readers < 1 || readers > 16) throw UsageError("--readers " + args.get("--readers") + ": from 1 to 16 threads");
@@ -165,12 +172,14 @@ int cmd_sparse(const Args& raw) {
             std::printf("%s %d: %zu", k ? "," : "", job.devices[k], s.frames_per_gpu[k]);
         std::printf("\n");
     }
+    report_bad_frames(s, job.output, stderr);
+    if (s.bad_frames) std::printf("%s: %s\n", job.output.c_str(), bad_frames_summary(s).c_str());
     if (s.interrupted) {
         std::fprintf(stderr, "bslz4: interrupted: %s holds the %zu frames done (readable; attribute complete = 0)\n",
                      job.output.c_str(), s.frames);
         return 130;
     }
-    return 0;
+    return s.bad_frames ? 1 : 0;
 #endif
 }
 

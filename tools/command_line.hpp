@@ -37,7 +37,7 @@ namespace bslz4::tool {
 // The element size from exactly one of --dtype T or --elem-size N.
 std::size_t element_size(const Arguments& args);
 
-// Runs f(); a bslz4::Error from it is rethrown prefixed with "path: ".
+// Runs f(); a bslz4::Error from it is rethrown prefixed with "path: ", its code kept.
 template <class F>
 decltype(auto) about_file(const std::string& path, F&& f);
 
@@ -50,6 +50,6 @@ decltype(auto) bslz4::tool::about_file(const std::string& path, F&& f) {
     try {
         return f();
     } catch (const bslz4::Error& e) {
-        throw bslz4::Error(path + ": " + e.what());
+        throw bslz4::Error(e.code(), path + ": " + e.what());
     }
 }

@@ -44,7 +44,8 @@ DeviceList parse_device_list(const std::string& spec) {
 
 std::vector<int> resolve_devices(const DeviceList& list, const std::string& spec) {
 #if BSLZ4_HAVE_CUDA
-    if (!cuda::available()) throw Error("--device " + spec + ": no GPU to run on: " + cuda::unavailable_reason());
+    if (!cuda::available())
+        throw Error(ErrorCode::bad_argument, "--device " + spec + ": no GPU to run on: " + cuda::unavailable_reason());
     const int count = cuda::device_count();
     if (list.all) {
         std::vector<int> every;
@@ -53,12 +54,13 @@ std::vector<int> resolve_devices(const DeviceList& list, const std::string& spec
     }
     for (int d : list.ordinals)
         if (d >= count)
-            throw Error("--device " + spec + ": there is no GPU " + std::to_string(d) + " (the driver sees " +
-                        std::to_string(count) + ", numbered from 0)");
+            throw Error(ErrorCode::bad_argument, "--device " + spec + ": there is no GPU " + std::to_string(d) +
+                                                     " (the driver sees " + std::to_string(count) + ", numbered from 0)");
     return list.ordinals;
 #else
     (void)list;
-    throw Error("--device " + spec + ": no GPU to run on: this build has no GPU runtime (built without nvcc)");
+    throw Error(ErrorCode::bad_argument,
+                "--device " + spec + ": no GPU to run on: this build has no GPU runtime (built without nvcc)");
 #endif
 }
 

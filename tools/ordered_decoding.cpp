@@ -30,7 +30,8 @@ public:
             for (std::size_t k = 0; k < decoders; ++k) threads_.emplace_back([this, k] { work(k); });
         } catch (const std::system_error& e) {
             stop();
-            throw Error("cannot start decoding thread " + std::to_string(threads_.size() + 1) + " of " +
+            // The system's threads (memory for their stacks, a pids limit) are what ran out.
+            throw Error(ErrorCode::out_of_memory, "cannot start decoding thread " + std::to_string(threads_.size() + 1) + " of " +
                         std::to_string(decoders) + ": " + e.what());
         }
     }

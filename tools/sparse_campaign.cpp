@@ -89,6 +89,13 @@ Shard parse_shard(const std::string& spec) {
     return s;
 }
 
+OnError parse_on_error(const std::string& spec) {
+    if (spec == "stop") return OnError::throw_first;
+    if (spec == "skip") return OnError::report;
+    throw UsageError("--on-error '" + spec + "': expected stop (a bad frame ends the scan) or skip (written with nnz 0, "
+                     "listed in bad_frames)");
+}
+
 std::string sparse_output_name(const std::string& input, const std::string& dir) {
     std::string name = file_name_of(input);
     const std::size_t dot = name.rfind('.');
@@ -159,6 +166,26 @@ SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& sto
     }
 }
 
+std::string bad_frames_summary(const SparseSummary& s) {
+    if (s.bad_frames == 0) return "";
+    std::string text = std::to_string(s.bad_frames) + (s.bad_frames == 1 ? " bad frame" : " bad frames") +
+                       " (nnz 0, in bad_frames): ";
+    for (std::size_t k = 0; k < s.first_bad.size(); ++k) {
+        const SparseSummary::BadFrame& b = s.first_bad[k];
+        text += (k ? ", " : "") + b.dataset + " frame " + std::to_string(b.error.frame) + " (" +
+                error_code_name(b.error.code) + ")";
+    }
+    if (s.bad_frames > s.first_bad.size()) text += " and " + std::to_string(s.bad_frames - s.first_bad.size()) + " more";
+    return text;
+}
+
+void report_bad_frames(const SparseSummary& s, const std::string& output, std::FILE* err) {
+    for (const SparseSummary::BadFrame& b : s.first_bad) std::fprintf(err, "bslz4: %s\n", b.error.message.c_str());
+    if (s.bad_frames > s.first_bad.size())
+        std::fprintf(err, "bslz4: ... and %zu more bad frame%s, listed in %s's bad_frames\n", s.bad_frames - s.first_bad.size(),
+                     s.bad_frames - s.first_bad.size() == 1 ? "" : "s", output.c_str());
+}
+
 CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, Shard shard,
                             const std::atomic<bool>& stop, std::FILE* out, std::FILE* err) {
     std::vector<std::size_t> mine;
@@ -203,6 +230,7 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
         frames += s.frames;
         pixels += s.pixels;
         if (s.interrupted) {
+            report_bad_frames(s, job.output, err);
             std::fprintf(out, "%s -> %s: INTERRUPTED after %zu frames\n", job.input.c_str(), job.output.c_str(),
                          s.frames);
             std::fprintf(err, "bslz4: interrupted: %s holds the %zu frames done (readable; attribute complete = 0)\n",
@@ -214,9 +242,13 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
             break;
         }
         ++report.done;
-        std::fprintf(out, "%s -> %s: %zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, %s on %s\n",
+        report.with_bad_frames += s.bad_frames > 0;
+        report_bad_frames(s, job.output, err);
+        const std::string bad = bad_frames_summary(s);
+        std::fprintf(out, "%s -> %s: %zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, %s on %s%s%s\n",
                      job.input.c_str(), job.output.c_str(), s.frames, s.pixels, s.decoded_bytes / 1e9, s.seconds,
-                     per_second(static_cast<double>(s.frames), s.seconds).c_str(), s.decoder.c_str());
+                     per_second(static_cast<double>(s.frames), s.seconds).c_str(), s.decoder.c_str(), bad.empty() ? "" : "; ",
+                     bad.c_str());
         std::fflush(out);
     }
     for (; next < mine.size(); ++next) {
@@ -225,8 +257,9 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
     }
     report.interrupted = report.not_done > 0;  // a stop after the last file's last batch loses nothing
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(out, "total (%s): %zu done, %zu failed, %zu not done; %zu frames, %zu pixels kept, %.2f s, %s\n",
-                 which.c_str(), report.done, report.failed, report.not_done, frames, pixels, seconds,
+    std::fprintf(out,
+                 "total (%s): %zu done, %zu failed, %zu not done, %zu with bad frames; %zu frames, %zu pixels kept, %.2f s, %s\n",
+                 which.c_str(), report.done, report.failed, report.not_done, report.with_bad_frames, frames, pixels, seconds,
                  per_second(static_cast<double>(frames), seconds).c_str());
     std::fflush(out);
     return report;

@@ -24,6 +24,9 @@ struct Shard {
 };
 Shard parse_shard(const std::string& spec);
 
+// --on-error stop|skip: OnError::throw_first or OnError::report. Else UsageError.
+OnError parse_on_error(const std::string& spec);
+
 // DIR/NAME_sparse.h5 for .../NAME.EXT (the last extension dropped, if any).
 std::string sparse_output_name(const std::string& input, const std::string& dir);
 
@@ -43,10 +46,20 @@ CampaignPlan plan_campaign(const SparseJob& options, const std::vector<std::stri
 // run_sparse_job; its error also says what became of the output (left unchanged, not written).
 SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& stop);
 
+// A scan's bad frames (--on-error skip) for its summary line: "3 bad frames (nnz 0, in
+// bad_frames): /entry/data/data frame 0 (bad_lz4_sequence), ... and 1 more"; "" when none.
+std::string bad_frames_summary(const SparseSummary& s);
+// The first few bad frames' messages to `err`, as "bslz4: FILE:DATASET frame N: why" (the
+// message --on-error stop would have ended with), and how many more are in `output`.
+void report_bad_frames(const SparseSummary& s, const std::string& output, std::FILE* err);
+
 struct CampaignReport {
     std::size_t done = 0, failed = 0, not_done = 0;  // this shard's inputs
+    // Of those done, the outputs holding bad frames (--on-error skip): complete, but the exit
+    // status says that something was wrong, as for a failed file.
+    std::size_t with_bad_frames = 0;
     bool interrupted = false;
-    int exit_code() const { return interrupted ? 130 : failed ? 1 : 0; }
+    int exit_code() const { return interrupted ? 130 : failed || with_bad_frames ? 1 : 0; }
 };
 
 // Runs this shard's inputs in list order with `options` (input and output set per file),

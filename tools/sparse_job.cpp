@@ -74,7 +74,7 @@ struct DenseLister {
 
 DenseLister make_dense_lister(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
                               const IntegrationMatrix* matrix) {
-    const Chunk2SparseOptions o{scan.codec, 0};
+    const Chunk2SparseOptions o{scan.codec, 0, job.on_error};
     const double cut = job.cut;
     if (matrix) {
         auto c = std::make_shared<Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o);
@@ -109,15 +109,16 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
     const bool gpu_type = scan.codec == Codec::lz4 && pixel_size(scan.type) <= 4 && scan.type != PixelType::f64;
     if (job.where == SparseJob::Where::any) {
         // GPUs named are GPUs wanted: none there is an error, never a quiet run on the CPU.
-        if (!job.devices.empty() && !cuda::available()) throw Error("--device: no GPU to run on: " + cuda::unavailable_reason());
+        if (!job.devices.empty() && !cuda::available())
+            throw Error(ErrorCode::bad_argument, "--device: no GPU to run on: " + cuda::unavailable_reason());
         p.gpu = cuda::available() && gpu_type;
     }
-    if (p.gpu && !cuda::available()) throw Error("--gpu: " + cuda::unavailable_reason());
+    if (p.gpu && !cuda::available()) throw Error(ErrorCode::bad_argument, "--gpu: " + cuda::unavailable_reason());
 #else
     (void)scan;
-    if (p.gpu) throw Error("--gpu: this build has no GPU runtime (built without nvcc)");
+    if (p.gpu) throw Error(ErrorCode::bad_argument, "--gpu: this build has no GPU runtime (built without nvcc)");
     if (!job.devices.empty() && job.where != SparseJob::Where::cpu)
-        throw Error("--device: no GPU to run on: this build has no GPU runtime (built without nvcc)");
+        throw Error(ErrorCode::bad_argument, "--device: no GPU to run on: this build has no GPU runtime (built without nvcc)");
 #endif
     if (p.gpu) p.devices = job.devices.empty() ? std::vector<int>{0} : job.devices;
     for (unsigned k = 0; k < std::max(1u, job.objects_per_gpu); ++k)
@@ -129,7 +130,7 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
 #if BSLZ4_HAVE_CUDA
 Decoder make_gpu_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
                          const IntegrationMatrix* matrix, int device) {
-    const cuda::Chunk2SparseOptions o{0, 0, cuda::Unblock::gpu, device, scan.codec};
+    const cuda::Chunk2SparseOptions o{0, 0, cuda::Unblock::gpu, device, scan.codec, job.on_error};
     const std::string name = "GPU " + std::to_string(device);
     return matrix ? chunk_decoder(name, std::make_shared<cuda::Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o),
                                   job.cut)
@@ -139,7 +140,7 @@ Decoder make_gpu_decoder(const SparseJob& job, const ScanInput& scan, const std:
 
 Decoder make_cpu_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
                          const IntegrationMatrix* matrix) {
-    const Chunk2SparseOptions o{scan.codec, 0};
+    const Chunk2SparseOptions o{scan.codec, 0, job.on_error};
     if (matrix) {
         auto c = std::make_shared<Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o);
         return chunk_decoder("CPU (" + std::to_string(std::thread::hardware_concurrency()) + " threads)", c, job.cut);
@@ -194,7 +195,8 @@ std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& sca
         source = "none (--no-mask)";
     } else if (!job.mask_spec.empty()) {
         const std::size_t colon = job.mask_spec.rfind(':');
-        if (colon == std::string::npos || colon == 0) throw Error("mask '" + job.mask_spec + "': expected FILE:PATH");
+        if (colon == std::string::npos || colon == 0)
+            throw Error(ErrorCode::bad_argument, "mask '" + job.mask_spec + "': expected FILE:PATH");
         const std::string file_name = job.mask_spec.substr(0, colon), path = job.mask_spec.substr(colon + 1);
         const h5::Handle file = h5::open_file(file_name);
         const h5::Handle d = h5::open_dataset(file.get(), path, file_name);
@@ -219,30 +221,43 @@ void frame_range(const std::string& spec, std::size_t frames, std::size_t& a, st
         if (t.empty()) return fallback;
         char* end = nullptr;
         const unsigned long long v = std::strtoull(t.c_str(), &end, 10);
-        if (*end || t[0] == '-') throw Error("--frames '" + spec + "': expected A:B with whole numbers");
+        if (*end || t[0] == '-') throw Error(ErrorCode::bad_argument, "--frames '" + spec + "': expected A:B with whole numbers");
         return static_cast<std::size_t>(v);
     };
-    if (colon == std::string::npos) throw Error("--frames '" + spec + "': expected A:B");
+    if (colon == std::string::npos) throw Error(ErrorCode::bad_argument, "--frames '" + spec + "': expected A:B");
     a = number(spec.substr(0, colon), 0);
     b = std::min(frames, number(spec.substr(colon + 1), frames));
-    if (a >= b) throw Error("--frames " + spec + " selects no frame of the " + std::to_string(frames));
+    if (a >= b)
+        throw Error(ErrorCode::bad_argument, "--frames " + spec + " selects no frame of the " + std::to_string(frames));
 }
 
-// "frame j: why" from a decoder given frames[0], frames[1], ... -> "FILE:DATASET frame frames[j]: why".
+// A decoder's "frame j: why" (j counted in its call) -> "FILE:DATASET frame F: why", F the frame
+// of the input dataset.
+std::string scan_frame_message(const std::string& what, const ScanInput& scan, std::size_t d, std::size_t frame) {
+    std::string why = what;
+    const std::size_t colon = why.find(": ");
+    if (why.rfind("frame ", 0) == 0 && colon != std::string::npos) why = why.substr(colon + 2);
+    return scan.file_name + ":" + scan.datasets[d].path + " frame " + std::to_string(frame) + ": " + why;
+}
+
+// The error of a decoder given frames[0], frames[1], ..., its code kept, naming the input's frame.
 [[noreturn]] void rethrow_with_frame(const Error& e, const ScanInput& scan, std::size_t d, const std::vector<std::size_t>& frames) {
-    std::string what = e.what();
-    std::size_t j = 0;
-    if (what.rfind("frame ", 0) == 0) {
-        const std::size_t colon = what.find(':');
-        j = std::strtoull(what.c_str() + 6, nullptr, 10);
-        what = what.substr(colon + 2);
-    }
-    throw Error(scan.file_name + ":" + scan.datasets[d].path + " frame " + std::to_string(j < frames.size() ? frames[j] : frames[0]) +
-                ": " + what);
+    const std::string what = e.what();
+    const std::size_t j = what.rfind("frame ", 0) == 0 ? std::strtoull(what.c_str() + 6, nullptr, 10) : 0;
+    throw Error(e.code(), scan_frame_message(what, scan, d, j < frames.size() ? frames[j] : frames[0]));
+}
+
+// What the decoder reported of frame j of its call (OnError::report): bad[] is in frame order.
+FrameError reported(const SparseBatch& b, std::size_t j) {
+    for (std::size_t k = 0; k < b.nbad; ++k)
+        if (b.bad[k].frame == j) return b.bad[k];
+    return {j, b.code(j), "frame " + std::to_string(j) + ": " + error_code_name(b.code(j))};
 }
 
 // One batch decoded into the output's rows, in frame order: bitshuffle chunks by the decoder
-// from the ring's buffer, raw chunks (filter skipped) listed on the host.
+// from the ring's buffer, raw chunks (filter skipped) listed on the host. With job.on_error =
+// report, a frame that cannot be decoded is a bad frame of the rows (nnz 0, listed in
+// bad_frames), numbered in the input dataset; else its error stops the scan.
 class BatchDecoder {
 public:
     BatchDecoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use, const IntegrationMatrix* matrix,
@@ -252,6 +267,7 @@ public:
     OutputRows decode(const ReadBatch& batch, std::size_t d) {
         const std::size_t count = batch.lengths.size(), frame_bytes = scan_.ni * scan_.nj * pixel_size(scan_.type);
         std::vector<std::size_t> coded, raw;  // positions in the batch
+        std::vector<FrameError> refused;      // raw chunks that hold no raw frame, by position in the batch
         for (std::size_t k = 0; k < count; ++k) {
             const std::uint32_t mask = batch.filter_masks[k];
             if (mask == 0) {
@@ -259,12 +275,20 @@ public:
                 continue;
             }
             const std::string what = scan_.file_name + ":" + scan_.datasets[d].path + " frame " + std::to_string(batch.first + k);
-            if (mask != 1)
-                throw Error(what + ": the chunk's filter mask " + std::to_string(mask) + " names filters the dataset does not have");
-            if (batch.lengths[k] != frame_bytes)
-                throw Error(what + ": stored with bitshuffle skipped (filter mask 1), so it should hold the raw frame of " +
-                            std::to_string(frame_bytes) + " bytes, but it has " + std::to_string(batch.lengths[k]));
-            raw.push_back(k);
+            FrameError e{k, ErrorCode::ok, ""};
+            if (mask != 1) {
+                e.code = ErrorCode::bad_header;
+                e.message = what + ": the chunk's filter mask " + std::to_string(mask) + " names filters the dataset does not have";
+            } else if (batch.lengths[k] != frame_bytes) {
+                e.code = ErrorCode::wrong_decoded_size;
+                e.message = what + ": stored with bitshuffle skipped (filter mask 1), so it should hold the raw frame of " +
+                            std::to_string(frame_bytes) + " bytes, but it has " + std::to_string(batch.lengths[k]);
+            } else {
+                raw.push_back(k);
+                continue;
+            }
+            if (job_.on_error != OnError::report) throw Error(e.code, e.message);
+            refused.push_back(std::move(e));
         }
         IntegratedBatch from_chunks, from_raw;
         if (!coded.empty()) {
@@ -274,8 +298,8 @@ public:
                 lengths.push_back(batch.lengths[k]);
             }
             try {
-                from_chunks = raw.empty() ? decoder_.run(ByteView(batch.base, batch.size), batch.offsets, batch.lengths)
-                                          : decoder_.run(ByteView(batch.base, batch.size), offsets, lengths);
+                from_chunks = coded.size() == count ? decoder_.run(ByteView(batch.base, batch.size), batch.offsets, batch.lengths)
+                                                    : decoder_.run(ByteView(batch.base, batch.size), offsets, lengths);
             } catch (const Error& e) {
                 rethrow_with_frame(e, scan_, d, frames_of(batch, coded));
             }
@@ -284,15 +308,31 @@ public:
             if (!dense_.run) dense_ = make_dense_lister(job_, scan_, use_, matrix_);
             std::vector<ByteView> frames;
             for (std::size_t k : raw) frames.emplace_back(batch.base + batch.offsets[k], batch.lengths[k]);
-            from_raw = dense_.run(frames);
+            try {
+                from_raw = dense_.run(frames);
+            } catch (const Error& e) {
+                rethrow_with_frame(e, scan_, d, frames_of(batch, raw));
+            }
         }
         OutputRows rows;
         const std::size_t powder_bytes = matrix_ ? matrix_->bins * accumulator_size(job_.acc) : 0;
-        std::size_t next_coded = 0, next_raw = 0;
+        std::size_t next_coded = 0, next_raw = 0, next_refused = 0;
         for (std::size_t k = 0; k < count; ++k) {
+            const std::size_t frame = batch.first + k;
+            if (next_refused < refused.size() && refused[next_refused].frame == k) {
+                const FrameError& e = refused[next_refused++];
+                rows.add_bad(frame, e.code, e.message, powder_bytes);
+                continue;
+            }
+            // j counts this frame's place in its decoder's call, as the decoder's reports do.
             const bool is_raw = next_raw < raw.size() && raw[next_raw] == k;
             const IntegratedBatch& from = is_raw ? from_raw : from_chunks;
             const std::size_t j = is_raw ? next_raw++ : next_coded++;
+            if (from.sparse.code(j) != ErrorCode::ok) {
+                const FrameError e = reported(from.sparse, j);
+                rows.add_bad(frame, e.code, scan_frame_message(e.message, scan_, d, frame), powder_bytes);
+                continue;
+            }
             const void* powder_row = powder_bytes ? static_cast<const std::uint8_t*>(from.powder.data) + j * powder_bytes : nullptr;
             rows.add(from.sparse.frame(j), scan_.nj, powder_row, powder_bytes);
         }
@@ -343,7 +383,8 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     }
     std::size_t a = 0, b = 0;
     frame_range(job.frames_spec, scan.frames, a, b);
-    if (job.reader_threads > 16) throw Error("reader threads: " + std::to_string(job.reader_threads) + "; from 1 to 16");
+    if (job.reader_threads > 16)
+        throw Error(ErrorCode::bad_argument, "reader threads: " + std::to_string(job.reader_threads) + "; from 1 to 16");
     const IntegrationMatrix* matrix_used = job.matrix_spec.empty() ? nullptr : &matrix;
     const Placement where = place(job, scan);
     times.open = seconds_since(t0);
@@ -414,6 +455,10 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
             }
             summary.pixels += rows.pixels();
             summary.frames += rows.frames();
+            summary.bad_frames += rows.bad.size();
+            for (const FrameError& e : rows.bad)
+                if (summary.first_bad.size() < SparseSummary::kFirstBadKept)
+                    summary.first_bad.push_back({scan.datasets[p.d].path, e});
             writer->append(std::move(rows));
             progress.update(summary.frames);
             return !stop;

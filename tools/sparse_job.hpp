@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bslz4/frame_status.hpp"
 #include "bslz4/powder.hpp"
 
 namespace bslz4::tool {
@@ -25,6 +26,10 @@ struct SparseJob {
     std::vector<int> devices;
     bool quiet = false;
     std::string command_line;
+    // A frame that cannot be decoded: stop the scan (throw_first, the default: the error names
+    // the file, the dataset and the frame), or write it with nnz 0 and a zero powder, list it in
+    // the group's bad_frames and go on (report: --on-error skip).
+    OnError on_error = OnError::throw_first;
     // Positional reads of chunks at once (1 to 16); 0: 2 on the CPU, 2 + 2 a GPU on GPUs (the
     // GPUs decode faster than two threads read a page-cached file).
     unsigned reader_threads = 0;
@@ -76,6 +81,14 @@ struct SparseSummary {
     // lists on the host, another's kernels run.
     unsigned objects_per_gpu = 2;
     JobTimes times;
+    // Frames written as bad (job.on_error = report), and the first few of them.
+    std::size_t bad_frames = 0;
+    struct BadFrame {
+        std::string dataset;  // the input dataset's path
+        FrameError error;     // the frame numbered in that dataset; the message names file, dataset and frame
+    };
+    std::vector<BadFrame> first_bad;
+    static constexpr std::size_t kFirstBadKept = 5;
     // The loop's rate once running: frames after each dataset's first batch / times.steady (0
     // when there was one batch only).
     double steady_frames_per_s() const;
