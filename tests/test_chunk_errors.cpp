@@ -16,6 +16,7 @@
 #include "bslz4/bslz4.hpp"
 #include "error_codes.hpp"
 #include "test_support.hpp"
+#include "uncoded_throws.hpp"
 
 using namespace bslz4;
 using bslz4::test::code_thrown_by;
@@ -101,43 +102,6 @@ bool is_chunk_fault(ErrorCode code) {
         default:
             return false;
     }
-}
-
-// "path:line" of every Error in `text` made from one argument (a message alone), and of every
-// `throw std::`: each failure of the library is a bslz4::Error with a code.
-std::vector<std::string> uncoded_throws(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream buf;
-    buf << in.rdbuf();
-    const std::string s = buf.str();
-    auto line_of = [&](std::size_t pos) {
-        return path + ":" + std::to_string(1 + std::count(s.begin(), s.begin() + pos, '\n'));
-    };
-    std::vector<std::string> found;
-    for (std::size_t pos = s.find("throw std::"); pos != std::string::npos; pos = s.find("throw std::", pos + 1))
-        found.push_back(line_of(pos) + " (throw std::)");
-    for (std::size_t pos = s.find("Error("); pos != std::string::npos; pos = s.find("Error(", pos + 1)) {
-        if (pos > 0 && (std::isalnum(static_cast<unsigned char>(s[pos - 1])) || s[pos - 1] == '_'))
-            continue;  // ZSTD_isError(
-        int depth = 0;
-        bool second_argument = false;
-        for (std::size_t i = pos + 6; i < s.size(); ++i) {
-            const char c = s[i];
-            if (c == '"' || c == '\'') {  // skip the literal
-                for (++i; i < s.size() && s[i] != c; ++i)
-                    if (s[i] == '\\') ++i;
-            } else if (c == '(' || c == '[' || c == '{') {
-                ++depth;
-            } else if (c == ')' || c == ']' || c == '}') {
-                if (depth-- == 0) break;
-            } else if (c == ',' && depth == 0) {
-                second_argument = true;
-                break;
-            }
-        }
-        if (!second_argument) found.push_back(line_of(pos) + " (Error from a message alone)");
-    }
-    return found;
 }
 
 }  // namespace
@@ -466,21 +430,22 @@ TEST_CASE("running out of host memory for a batch's lists is ErrorCode::out_of_m
     REQUIRE(code == 0);
 }
 
-TEST_CASE("every Error the CPU library makes names its code: none from a message alone, no std exceptions",
+TEST_CASE("every Error the library makes, CPU and GPU, names its code: none from a message alone, no std exceptions",
           "[errors][codes]") {
     namespace fs = std::filesystem;
     const fs::path root = BSLZ4_SOURCE_ROOT;
     std::vector<std::string> found;
     std::size_t files = 0;
-    for (const fs::path& dir : {root / "runtime" / "cpu", root / "runtime" / "include" / "bslz4",
+    for (const fs::path& dir : {root / "runtime" / "cpu", root / "runtime" / "cuda", root / "runtime" / "include" / "bslz4",
                                 root / "runtime" / "include" / "bslz4" / "cuda"})
         for (const auto& entry : fs::directory_iterator(dir)) {
             const fs::path& p = entry.path();
             if (p.filename() == "error.hpp" || (p.extension() != ".cpp" && p.extension() != ".hpp")) continue;
             ++files;
-            for (const std::string& f : uncoded_throws(p.string())) found.push_back(f);
+            for (const std::string& f : test::errors_from_a_message_alone(p.string())) found.push_back(f);
+            for (const std::string& f : test::std_throws(p.string())) found.push_back(f);
         }
-    REQUIRE(files > 40);
+    REQUIRE(files > 70);
     INFO(Catch::Detail::stringify(found));
     REQUIRE(found.empty());
 }
