@@ -1018,19 +1018,19 @@ private:
 };
 
 // Makes the driver refuse pinned host memory, as a host short of lockable memory does: the
-// library's cuMemAllocHost entry point answers CUDA_ERROR_OUT_OF_MEMORY while this lives.
+// library's cuMemHostAlloc entry point answers CUDA_ERROR_OUT_OF_MEMORY while this lives.
 class PinnedMemoryRefused {
 public:
-    PinnedMemoryRefused() : api_(const_cast<cuda::detail::DriverApi&>(cuda::detail::driver())), saved_(api_.cuMemAllocHost) {
-        api_.cuMemAllocHost = [](void**, std::size_t) { return CUDA_ERROR_OUT_OF_MEMORY; };
+    PinnedMemoryRefused() : api_(const_cast<cuda::detail::DriverApi&>(cuda::detail::driver())), saved_(api_.cuMemHostAlloc) {
+        api_.cuMemHostAlloc = [](void**, std::size_t, unsigned) { return CUDA_ERROR_OUT_OF_MEMORY; };
     }
-    ~PinnedMemoryRefused() { api_.cuMemAllocHost = saved_; }
+    ~PinnedMemoryRefused() { api_.cuMemHostAlloc = saved_; }
     PinnedMemoryRefused(const PinnedMemoryRefused&) = delete;
     PinnedMemoryRefused& operator=(const PinnedMemoryRefused&) = delete;
 
 private:
     cuda::detail::DriverApi& api_;
-    decltype(cuda::detail::DriverApi::cuMemAllocHost) saved_;
+    decltype(cuda::detail::DriverApi::cuMemHostAlloc) saved_;
 };
 
 // What the process writes on stderr while this lives.
@@ -1213,6 +1213,104 @@ TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pagea
     // Pinned again once the driver gives it.
     cuda::Chunk2Sparse again(s.mask, s.ni, s.nj, s.type);
     require_same(again.multi(s.views(), 2.0), cpu.multi(s.views(), 2.0));
+}
+
+namespace {
+
+// Counts the library's device allocations (cuMemAlloc) and pinned host allocations
+// (cuMemHostAlloc) while it lives, through the driver entry points the library calls.
+class AllocationCounter {
+public:
+    AllocationCounter() : api_(const_cast<cuda::detail::DriverApi&>(cuda::detail::driver())) {
+        device_original() = api_.cuMemAlloc;
+        host_original() = api_.cuMemHostAlloc;
+        device_count() = host_count() = 0;
+        api_.cuMemAlloc = [](CUdeviceptr* p, std::size_t n) {
+            ++device_count();
+            return device_original()(p, n);
+        };
+        api_.cuMemHostAlloc = [](void** p, std::size_t n, unsigned flags) {
+            ++host_count();
+            return host_original()(p, n, flags);
+        };
+    }
+    ~AllocationCounter() {
+        api_.cuMemAlloc = device_original();
+        api_.cuMemHostAlloc = host_original();
+    }
+    AllocationCounter(const AllocationCounter&) = delete;
+    AllocationCounter& operator=(const AllocationCounter&) = delete;
+
+    static std::size_t& device_count() {
+        static std::size_t n = 0;
+        return n;
+    }
+    static std::size_t& host_count() {
+        static std::size_t n = 0;
+        return n;
+    }
+
+private:
+    static decltype(cuda::detail::DriverApi::cuMemAlloc)& device_original() {
+        static decltype(cuda::detail::DriverApi::cuMemAlloc) f = nullptr;
+        return f;
+    }
+    static decltype(cuda::detail::DriverApi::cuMemHostAlloc)& host_original() {
+        static decltype(cuda::detail::DriverApi::cuMemHostAlloc) f = nullptr;
+        return f;
+    }
+    cuda::detail::DriverApi& api_;
+};
+
+}  // namespace
+
+TEST_CASE("reserve grows the staging and device buffers before the first call, which then allocates no device memory; "
+          "results unchanged, and calls beyond what was reserved still grow", "[gpu][memory]") {
+    const Stack s = eiger_stack(300, 517, PixelType::u16, 40);
+    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    const SparseBatch want = cpu.multi(s.views(), 3.0);
+    std::size_t longest = 0;
+    for (const auto& c : s.chunks) longest = std::max(longest, c.size());
+    const cuda::Chunk2SparseOptions settings[] = {
+        {0, 0, cuda::Unblock::gpu, -1, Codec::lz4},
+        {2, 5, cuda::Unblock::gpu, -1, Codec::lz4},
+        {3, 16, cuda::Unblock::cpu, -1, Codec::lz4},
+    };
+    for (const auto& o : settings) {
+        INFO("batch " << o.batch << " group " << o.group);
+        cuda::Chunk2Sparse reserved(s.mask, s.ni, s.nj, s.type, o), grown(s.mask, s.ni, s.nj, s.type, o);
+        reserved.reserve(40, longest);
+        std::size_t device_reserved = 0, host_reserved = 0, device_grown = 0, host_grown = 0;
+        {
+            AllocationCounter counter;
+            require_same(reserved.multi(s.views(), 3.0), want);
+            device_reserved = AllocationCounter::device_count();
+            host_reserved = AllocationCounter::host_count();
+        }
+        {
+            AllocationCounter counter;
+            require_same(grown.multi(s.views(), 3.0), want);
+            device_grown = AllocationCounter::device_count();
+            host_grown = AllocationCounter::host_count();
+        }
+        CHECK(device_reserved == 0);
+        CHECK(device_grown > 0);
+        CHECK(host_reserved < host_grown);  // the lists' pinned copies still grow with what is found
+        // Nothing reserved, or more than a frame's chunk can be: still the same results.
+        reserved.reserve(0, 0);
+        reserved.reserve(3, std::size_t{1} << 40);
+        require_same(reserved.multi(s.views(), 3.0), want);
+        cuda::Chunk2Sparse small(s.mask, s.ni, s.nj, s.type, o);
+        small.reserve(2, 100);
+        require_same(small.multi(s.views(), 3.0), want);
+    }
+    const IntegrationMatrix m = fixed_point_matrix(normalise_matrix(test::random_csr(20, 300 * 517, 1.0, 3).input()), s.type);
+    bslz4::Chunk2SparseCSC cpu_csc(s.mask, s.ni, s.nj, s.type, m, Accumulator::i64);
+    cuda::Chunk2SparseCSC gpu_csc(s.mask, s.ni, s.nj, s.type, m, Accumulator::i64);
+    gpu_csc.reserve(40, longest);
+    const IntegratedBatch g = gpu_csc.multi(s.views(), 3.0), c = cpu_csc.multi(s.views(), 3.0);
+    require_same(g.sparse, c.sparse);
+    REQUIRE(std::memcmp(g.powder.data, c.powder.data, 40 * 20 * 8) == 0);
 }
 
 TEST_CASE("what the GPU does not decode is refused with a pointer to the CPU class", "[gpu]") {

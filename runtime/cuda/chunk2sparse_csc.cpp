@@ -47,6 +47,8 @@ DeviceArray Chunk2SparseCSC::decompress(const std::vector<ByteView>& chunks) {
     return state_->run_to_device(chunks.size(), true, ChunkSource(of_vector));
 }
 
+void Chunk2SparseCSC::reserve(std::size_t frames, std::size_t chunk_bytes) { state_->reserve(frames, chunk_bytes); }
+
 std::size_t Chunk2SparseCSC::last_host() const { return state_->host_frames(); }
 std::size_t Chunk2SparseCSC::cap() const { return state_->cap(); }
 unsigned Chunk2SparseCSC::batch() const { return state_->batch(); }

@@ -20,6 +20,10 @@ std::size_t total_bytes(std::size_t first, std::size_t count, ChunkSource chunks
 
 }  // namespace
 
+void ChunkStaging::reserve(GroupSlot& s, std::size_t count, std::size_t chunk_bytes) const {
+    grow_transfer(s.chunks_host, count * staged_bytes(chunk_bytes), "chunk staging");
+}
+
 Staged ChunkStaging::stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks) {
     check(driver().cuEventSynchronize(s.uploaded.get()), "cuEventSynchronize");
     std::uint64_t* offs = s.meta();
@@ -44,7 +48,7 @@ Staged ChunkStaging::stage(GroupSlot& s, std::size_t first, std::size_t count, C
         const ByteView c = chunks(first + k);
         offs[k] = total;
         lens[k] = c.size;
-        total += (c.size + 15) / 16 * 16;
+        total += staged_bytes(c.size);
     }
     // Grown apart from the device buffer (the upload grows that, once the slot's kernels are
     // done with it).

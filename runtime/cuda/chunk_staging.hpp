@@ -21,6 +21,9 @@ struct Staged {
     std::size_t bytes = 0;
 };
 
+// The room a chunk takes in staging: chunks start 16-byte aligned.
+inline std::size_t staged_bytes(std::size_t chunk_bytes) { return (chunk_bytes + 15) / 16 * 16; }
+
 class ChunkStaging {
 public:
     explicit ChunkStaging(bslz4::detail::ThreadPool& threads) : threads_(threads) {}
@@ -30,6 +33,8 @@ public:
     // the chunks' offsets and lengths, and copies them unless they are pinned already. The
     // chunks were checked (FrameFaults::before_upload) by the caller.
     Staged stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks);
+    // Grows the slot's staging for `count` chunks of `chunk_bytes` (the slot idle).
+    void reserve(GroupSlot& s, std::size_t count, std::size_t chunk_bytes) const;
 
 private:
     // One piece of a chunk, copied into staging by one thread.

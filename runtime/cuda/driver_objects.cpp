@@ -34,17 +34,17 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes, const char* what) : size_(bytes) {
     mem_ = DriverHandle<CUdeviceptr, DeviceMemoryRelease>(p);
 }
 
-TransferBuffer::TransferBuffer(std::size_t bytes, const char* what) : size_(bytes) {
+TransferBuffer::TransferBuffer(std::size_t bytes, const char* what, unsigned flags) : size_(bytes) {
     void* p = nullptr;
-    const CUresult r = driver().cuMemAllocHost(&p, bytes ? bytes : 1);
+    const CUresult r = driver().cuMemHostAlloc(&p, bytes ? bytes : 1, flags);
     if (r == CUDA_SUCCESS) {
         pinned_ = DriverHandle<void*, PinnedMemoryRelease>(p);
         return;
     }
     // Only a refusal falls back; any other failure (no context, a broken one) is an error.
     if (r != CUDA_ERROR_OUT_OF_MEMORY && r != CUDA_ERROR_NOT_PERMITTED && r != CUDA_ERROR_NOT_SUPPORTED)
-        check(r, std::string("cuMemAllocHost(") + what + ", " + megabytes(bytes) + ")");
-    const std::string refused = failure_text(r, std::string("cuMemAllocHost(") + what + ", " + megabytes(bytes) + ")");
+        check(r, std::string("cuMemHostAlloc(") + what + ", " + megabytes(bytes) + ")");
+    const std::string refused = failure_text(r, std::string("cuMemHostAlloc(") + what + ", " + megabytes(bytes) + ")");
     static std::atomic<bool> warned{false};
     if (!warned.exchange(true))
         std::fprintf(stderr,

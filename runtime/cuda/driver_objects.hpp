@@ -51,11 +51,12 @@ private:
 // Host memory for copies to and from the GPU: page-locked (pinned) when the driver gives it,
 // for DMA at full PCIe speed and truly asynchronous copies. When the driver refuses (a host
 // short of lockable memory), pageable memory instead, after a one-time warning on stderr: the
-// copies are then slower and block the host, but every result is the same.
+// copies are then slower and block the host, but every result is the same. `flags` are
+// cuMemHostAlloc's (CU_MEMHOSTALLOC_PORTABLE: pinned for every context, not only the current).
 class TransferBuffer {
 public:
     TransferBuffer() = default;
-    explicit TransferBuffer(std::size_t bytes, const char* what);
+    explicit TransferBuffer(std::size_t bytes, const char* what, unsigned flags = 0);
     std::uint8_t* data() const { return pinned_ ? static_cast<std::uint8_t*>(pinned_.get()) : pageable_.get(); }
     std::size_t size() const { return size_; }
     bool pinned() const { return static_cast<bool>(pinned_); }

@@ -154,6 +154,32 @@ void GpuEngine::abandon() noexcept {
     }
 }
 
+std::size_t GpuEngine::group_frames(std::size_t g, std::size_t first, std::size_t nframes) const {
+    std::size_t count = std::min<std::size_t>(g == 0 ? sizes_.batch : sizes_.group, nframes - first);
+    if (g > 0 && count == nframes - first && count > sizes_.batch) count -= sizes_.batch;
+    return count;
+}
+
+void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes) {
+    ScopedContext scope(ctx_);
+    // No longer chunk is ever uploaded (FrameFaults::before_upload).
+    chunk_bytes = std::min(chunk_bytes, format_.max_chunk_bytes);
+    // Between calls every slot is idle: its groups were finished, or abandoned after an error.
+    std::vector<std::size_t> most(slots_.size(), 0);
+    for (std::size_t g = 0, first = 0; first < frames; ++g) {
+        const std::size_t count = group_frames(g, first, frames);
+        most[g % slots_.size()] = std::max(most[g % slots_.size()], count);
+        first += count;
+        if (g >= 2 * slots_.size()) break;  // every later group is a full group or the last batch
+    }
+    for (std::size_t k = 0; k < slots_.size(); ++k) {
+        if (!most[k]) continue;
+        staging_.reserve(slots_[k], most[k], chunk_bytes);
+        upload_.reserve(slots_[k], most[k], chunk_bytes);
+    }
+    collector_.reserve(frames);
+}
+
 SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, OnError on_error,
                            const std::vector<FrameError>& known_bad) {
     ScopedContext scope(ctx_);
@@ -178,8 +204,7 @@ SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, 
         const GroupSlot* previous = nullptr;
         for (std::size_t first = 0; first < nframes; ++g) {
             GroupSlot& s = slots_[g % slots_.size()];
-            std::size_t count = std::min<std::size_t>(g == 0 ? sizes_.batch : sizes_.group, nframes - first);
-            if (g > 0 && count == nframes - first && count > sizes_.batch) count -= sizes_.batch;
+            const std::size_t count = group_frames(g, first, nframes);
             Staged in;
             try {
                 screen(first, count, chunks);

@@ -58,6 +58,10 @@ public:
     SparseBatch run_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                            const std::vector<std::uint64_t>& lengths, double cut);
     Powder powders(std::size_t nframes) const { return collector_.powders(nframes); }
+    // Grows now what calls of up to `frames` chunks of up to `chunk_bytes` bytes would grow on
+    // their first run (Chunk2Sparse::reserve): each slot's staging, device chunks and LZ4
+    // sequences for the largest group it would take, and the host result arrays.
+    void reserve(std::size_t frames, std::size_t chunk_bytes);
     // decompress / integrate: the dense frames or the powders of chunks, left on the device.
     DeviceArray run_to_device(std::size_t nframes, bool frames, ChunkSource chunks);
     // Kernel time alone, for the bench: the chunks (at most a group) are uploaded once into
@@ -81,6 +85,8 @@ public:
     };
 
 private:
+    // Frames in group g of a call of `nframes` frames, the group starting at frame `first`.
+    std::size_t group_frames(std::size_t g, std::size_t first, std::size_t nframes) const;
     // Uploads group `first .. first + count`, staged into `s`, once the call's previous group
     // (in `previous`, if any) is uploaded, and queues its kernels and downloads (the slot's
     // previous group finished).

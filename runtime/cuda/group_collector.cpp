@@ -20,6 +20,12 @@ GroupCollector::GroupCollector(const FrameFormat& format, ByteView mask, const P
       status_(status),
       cpu_(mask, format.ni, format.nj, format.type, {Codec::lz4, 1}) {}
 
+void GroupCollector::reserve(std::size_t nframes) {
+    values_.reserve(nframes * format_.npix * format_.bpp);
+    indices_.reserve(nframes * format_.npix * 4);
+    if (powder_spec_.matrix) powders_.reserve(nframes * powder_spec_.row_bytes());
+}
+
 void GroupCollector::begin(std::size_t nframes, double cut, const CallOutputs& outputs) {
     outputs_ = outputs;
     cut_ = cut;

@@ -35,6 +35,8 @@ public:
     // Waits for the slot's pending group and takes its results (nothing when none is pending):
     // a bad frame (in `status` already, or refused by the kernels) gets 0 pixels and a zero powder.
     void finish(GroupSlot& s, ChunkSource chunks, const FrameFaults& faults);
+    // Grows the host result arrays (lists, powders) for calls of up to `nframes` frames.
+    void reserve(std::size_t nframes);
 
     SparseBatch lists(std::size_t nframes) const;
     Powder powders(std::size_t nframes) const;

@@ -1,11 +1,33 @@
 #include "group_upload.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "bslz4/chunk_header.hpp"
 #include "bslz4/error.hpp"
 
 namespace bslz4::cuda::detail {
+
+GroupUpload::ParsePlan GroupUpload::plan(const std::uint64_t* seq_first, std::size_t count) const {
+    const std::size_t batches = (count + batch_ - 1) / batch_;
+    const std::size_t parts = std::min<std::size_t>(batches, kMaxParts);
+    const std::size_t part_batches = (batches + parts - 1) / parts;
+    // One parse launch takes as many batches as the sequence budget (a quarter of the memory
+    // budget) holds, within a part: its threads are few a frame and mostly wait on loads, so a
+    // launch parses many frames, while the other streams' decode fills the multiprocessors.
+    std::size_t batch_bytes = 0;
+    for (std::size_t b0 = 0; b0 < count; b0 += batch_)
+        batch_bytes = std::max<std::size_t>(batch_bytes, (seq_first[std::min(b0 + batch_, count)] - seq_first[b0]) * 8);
+    const auto span = static_cast<unsigned>(std::max<std::size_t>(1, std::min({part_batches, memory_budget_ / 4 / batch_bytes})));
+    return {part_batches * batch_, span, batch_bytes * span};
+}
+
+void GroupUpload::reserve(GroupSlot& s, std::size_t count, std::size_t chunk_bytes) const {
+    grow_device(s.chunks_dev, count * staged_bytes(chunk_bytes) + abi::kChunkPadding, "chunks");
+    std::vector<std::uint64_t> seq_first(count + 1);
+    for (std::size_t k = 0; k <= count; ++k) seq_first[k] = k * (chunk_bytes / abi::kInputBytesPerSequence + 2);
+    grow_device(s.sequences, plan(seq_first.data(), count).span_bytes, "LZ4 sequences");
+}
 
 void GroupUpload::upload_meta(GroupSlot& s, const Staged& in, std::size_t count, const GroupSlot* previous) const {
     grow_device(s.chunks_dev, in.bytes + abi::kChunkPadding, "chunks");
@@ -18,19 +40,10 @@ void GroupUpload::upload_meta(GroupSlot& s, const Staged& in, std::size_t count,
         slots += lens[k] / abi::kInputBytesPerSequence + 2;
     }
     seq_first[count] = slots;
-    const std::size_t batches = (count + batch_ - 1) / batch_;
-    const std::size_t parts = std::min<std::size_t>(batches, kMaxParts);
-    const std::size_t part_batches = (batches + parts - 1) / parts;
-    s.part_frames = part_batches * batch_;
-    // One parse launch takes as many batches as the sequence budget (a quarter of the memory
-    // budget) holds, within a part: its threads are few a frame and mostly wait on loads, so a
-    // launch parses many frames, while the other streams' decode fills the multiprocessors.
-    std::size_t batch_bytes = 0;
-    for (std::size_t b0 = 0; b0 < count; b0 += batch_)
-        batch_bytes = std::max<std::size_t>(batch_bytes, (seq_first[std::min(b0 + batch_, count)] - seq_first[b0]) * 8);
-    s.parse_span = static_cast<unsigned>(std::max<std::size_t>(1, std::min({part_batches, memory_budget_ / 4 / batch_bytes})));
-    const std::size_t span_bytes = batch_bytes * s.parse_span;
-    grow_device(s.sequences, span_bytes, "LZ4 sequences");
+    const ParsePlan p = plan(seq_first, count);
+    s.part_frames = p.part_frames;
+    s.parse_span = p.parse_span;
+    grow_device(s.sequences, p.span_bytes, "LZ4 sequences");
     // The kernel stream's previous work is done (the slot was finished), so the device
     // buffers are free; one upload at a time, in group order, so the first group's kernels
     // need not wait for the bus to be shared with the next.

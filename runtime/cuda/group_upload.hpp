@@ -34,8 +34,20 @@ public:
     // The chunks, part by part, each part's event recorded after it; then the slot's
     // `uploaded`. Chunks not laid out in frame order go as one part.
     void upload_chunks(GroupSlot& s, const Staged& in, std::size_t count) const;
+    // Grows the slot's device chunks and LZ4 sequences for `count` staged chunks of
+    // `chunk_bytes` (the slot idle).
+    void reserve(GroupSlot& s, std::size_t count, std::size_t chunk_bytes) const;
 
 private:
+    // A group's parts (frames a part), its parse span (batches a parse launch takes) and the
+    // bytes of one span's sequences, from its frames' sequence slots seq_first[0 .. count].
+    struct ParsePlan {
+        std::size_t part_frames;
+        unsigned parse_span;
+        std::size_t span_bytes;
+    };
+    ParsePlan plan(const std::uint64_t* seq_first, std::size_t count) const;
+
     const FrameFormat& format_;
     unsigned batch_;
     std::size_t memory_budget_;

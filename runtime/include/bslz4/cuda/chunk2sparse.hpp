@@ -63,6 +63,13 @@ public:
     // The dense frames (nframes, ni, nj), left on the GPU in a new array owned by the caller.
     DeviceArray decompress(const std::vector<ByteView>& chunks);
 
+    // Grows now what calls of up to `frames` chunks of up to `chunk_bytes` bytes each would
+    // grow on their first run: the pinned staging the chunks are copied into, the device
+    // buffers for them and their LZ4 sequences, and the host arrays of the results; so the
+    // first call is as quick as the next. Takes what those calls would take, and nothing
+    // shrinks; a call with larger chunks or more frames still grows what it needs.
+    void reserve(std::size_t frames, std::size_t chunk_bytes);
+
     // Frames of the last call with more than cap() pixels, listed on the host instead.
     std::size_t last_host() const;
     // Most pixels a frame's list may hold on the device: frame bytes / (4 + bytes per pixel).

@@ -29,6 +29,8 @@ public:
     // and dense frames (nframes, ni, nj).
     DeviceArray integrate(const std::vector<ByteView>& chunks);
     DeviceArray decompress(const std::vector<ByteView>& chunks);
+    // As bslz4::cuda::Chunk2Sparse::reserve, the powders' host array too.
+    void reserve(std::size_t frames, std::size_t chunk_bytes);
 
     std::size_t last_host() const;
     std::size_t cap() const;

@@ -3,6 +3,8 @@
 // straight from there; other chunks are first staged through the object's own pinned buffers.
 // Where the driver refuses to pin (a host short of lockable memory), these are pageable memory
 // instead, after a one-time warning on stderr: slower copies, the same results.
+// The memory is pinned for every device's context (CU_MEMHOSTALLOC_PORTABLE), not only
+// `device`'s: GPU objects on any device take it by DMA, so one buffer can feed several GPUs.
 #pragma once
 #include <cstddef>
 #include <cstdint>
