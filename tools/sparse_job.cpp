@@ -128,13 +128,23 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
 }
 
 #if BSLZ4_HAVE_CUDA
+// Once the chunk index gives the largest batch, the object grows its staging and device buffers
+// for it here, on its own thread, instead of in its first batch.
+template <class Object>
+Decoder reserved_gpu_decoder(std::string name, std::shared_ptr<Object> o, double cut, const std::shared_future<std::size_t>& batch_bytes) {
+    const std::size_t bytes = batch_bytes.get();
+    if (bytes) o->reserve(kBatchFrames, bytes / kBatchFrames + 16);
+    return chunk_decoder(std::move(name), std::move(o), cut);
+}
+
 Decoder make_gpu_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
-                         const IntegrationMatrix* matrix, int device) {
+                         const IntegrationMatrix* matrix, int device, const std::shared_future<std::size_t>& batch_bytes) {
     const cuda::Chunk2SparseOptions o{0, 0, cuda::Unblock::gpu, device, scan.codec, job.on_error};
     const std::string name = "GPU " + std::to_string(device);
-    return matrix ? chunk_decoder(name, std::make_shared<cuda::Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o),
-                                  job.cut)
-                  : chunk_decoder(name, std::make_shared<cuda::Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o), job.cut);
+    return matrix ? reserved_gpu_decoder(name, std::make_shared<cuda::Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o),
+                                         job.cut, batch_bytes)
+                  : reserved_gpu_decoder(name, std::make_shared<cuda::Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o), job.cut,
+                                         batch_bytes);
 }
 #endif
 
@@ -150,18 +160,21 @@ Decoder make_cpu_decoder(const SparseJob& job, const ScanInput& scan, const std:
 }
 
 // The decoders are made on threads of their own (a GPU's first object makes its context, loads
-// the kernels and takes its buffers: a fixed cost worth hiding behind the chunk index's read),
+// the kernels and takes its buffers, then grows them for the largest batch once the chunk index
+// says how large: fixed costs worth hiding behind the index's read and the first batches' reads),
 // each GPU's at the same time as the others'.
 class DecodersInTheMaking {
 public:
     DecodersInTheMaking(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
-                        const IntegrationMatrix* matrix, const Placement& where)
+                        const IntegrationMatrix* matrix, const Placement& where, std::shared_future<std::size_t> batch_bytes)
         : t0_(Clock::now()) {
         for (const int device : where.decoders) {
-            made_.push_back(std::async(std::launch::async, [&job, &scan, &use, matrix, device, this] {
+            made_.push_back(std::async(std::launch::async, [&job, &scan, &use, matrix, device, batch_bytes, this] {
 #if BSLZ4_HAVE_CUDA
-                Decoder d = device >= 0 ? make_gpu_decoder(job, scan, use, matrix, device) : make_cpu_decoder(job, scan, use, matrix);
+                Decoder d = device >= 0 ? make_gpu_decoder(job, scan, use, matrix, device, batch_bytes)
+                                        : make_cpu_decoder(job, scan, use, matrix);
 #else
+                (void)batch_bytes;
                 Decoder d = make_cpu_decoder(job, scan, use, matrix);
 #endif
                 const double s = seconds_since(t0_);
@@ -388,7 +401,8 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     const IntegrationMatrix* matrix_used = job.matrix_spec.empty() ? nullptr : &matrix;
     const Placement where = place(job, scan);
     times.open = seconds_since(t0);
-    DecodersInTheMaking making(job, scan, use, matrix_used, where);
+    std::promise<std::size_t> batch_bytes;  // the largest batch's bytes, once the index is read
+    DecodersInTheMaking making(job, scan, use, matrix_used, where, batch_bytes.get_future().share());
 
     // Every dataset's chunk index first (HDF5 reads its metadata; the chunks are read by position),
     // then one ring sized for the largest batch of any of them.
@@ -399,15 +413,21 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     };
     std::vector<Part> parts;
     std::size_t slot_bytes = 0;
-    for (std::size_t d = 0, offset = 0; d < scan.datasets.size(); offset += scan.datasets[d].frames, ++d) {
-        const std::size_t first = std::max(a, offset) - offset, end = std::min(b, offset + scan.datasets[d].frames);
-        if (end <= offset || first >= end - offset) continue;
-        Part p{d, first, end - offset,
-               read_chunk_index(scan.datasets[d].dataset.get(), first, end - offset, scan.file_name + ":" + scan.datasets[d].path,
-                                scan.largest_chunk, job.per_chunk_index_limit)};
-        slot_bytes = std::max(slot_bytes, largest_batch_bytes(p.index, kBatchFrames));
-        parts.push_back(std::move(p));
+    try {
+        for (std::size_t d = 0, offset = 0; d < scan.datasets.size(); offset += scan.datasets[d].frames, ++d) {
+            const std::size_t first = std::max(a, offset) - offset, end = std::min(b, offset + scan.datasets[d].frames);
+            if (end <= offset || first >= end - offset) continue;
+            Part p{d, first, end - offset,
+                   read_chunk_index(scan.datasets[d].dataset.get(), first, end - offset, scan.file_name + ":" + scan.datasets[d].path,
+                                    scan.largest_chunk, job.per_chunk_index_limit)};
+            slot_bytes = std::max(slot_bytes, largest_batch_bytes(p.index, kBatchFrames));
+            parts.push_back(std::move(p));
+        }
+    } catch (...) {
+        batch_bytes.set_exception(std::current_exception());  // the decoders' threads stop waiting
+        throw;
     }
+    batch_bytes.set_value(slot_bytes);
     times.index = seconds_since(t0);
     const std::size_t decoders = where.decoders.size();
     const unsigned readers = job.reader_threads ? job.reader_threads
@@ -426,14 +446,20 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
 
     auto out = std::make_unique<SparseOutput>(job.output, info);
     auto writer = std::make_unique<OutputWriter>(*out, kWritesQueued);  // after out: stops before it goes
-    t0 = Clock::now();
-    const std::vector<Decoder> made = making.get();
-    times.decoders_wait = seconds_since(t0);
-    times.decoders = making.seconds();
-    summary.decoder = where.gpu ? describe_devices(where.devices) : made[0].name;
     std::vector<std::size_t> frames_by(decoders, 0);
+    std::vector<Decoder> made;  // the batch decoders hold on to these
     std::vector<std::unique_ptr<BatchDecoder>> batches;
-    for (const Decoder& d : made) batches.push_back(std::make_unique<BatchDecoder>(job, scan, use, matrix_used, d));
+    // Taken once the first part's readers have started, so its first batches are read while the
+    // decoders are finished.
+    auto take_decoders = [&] {
+        if (!batches.empty()) return;
+        const auto w0 = Clock::now();
+        made = making.get();
+        times.decoders_wait = seconds_since(w0);
+        times.decoders = making.seconds();
+        summary.decoder = where.gpu ? describe_devices(where.devices) : made[0].name;
+        for (const Decoder& d : made) batches.push_back(std::make_unique<BatchDecoder>(job, scan, use, matrix_used, d));
+    };
 
     Progress progress(b - a, job.quiet);
     const auto loop_start = Clock::now();
@@ -441,6 +467,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         writer->begin_group(scan.datasets[p.d].path, p.end - p.first);
         const auto part_start = Clock::now();
         BatchReader reader(p.index, ring, kBatchFrames, readers);
+        take_decoders();
         const DecodeBatch decode = [&](const ReadBatch& batch, std::size_t k) {
             OutputRows rows = batches[k]->decode(batch, p.d);
             frames_by[k] += rows.frames();  // only decoder k's thread writes here
@@ -468,6 +495,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         writer->close_group(!summary.interrupted);
         if (summary.interrupted) break;
     }
+    take_decoders();  // a job of no frames still says what it would have run on
     times.slot_memory = ring.making_seconds();
     if (where.gpu) {
         summary.frames_per_gpu.assign(where.devices.size(), 0);

@@ -1,5 +1,6 @@
 #include "thread_pool.hpp"
 
+#include <algorithm>
 #include <system_error>
 #include <utility>
 
@@ -51,9 +52,12 @@ void ThreadPool::worker_loop(unsigned worker) {
     for (;;) {
         {
             std::unique_lock<std::mutex> lock(mutex_);
-            start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+            // Only as many workers as the call has tasks for join it; the others sleep on, so a
+            // call of a few tasks waits for a few check-ins, not for every worker's.
+            start_.wait(lock, [&] { return stop_ || (generation_ != seen && joining_ > 0); });
             if (stop_) return;
             seen = generation_;
+            --joining_;
         }
         work(worker);
         std::lock_guard<std::mutex> lock(mutex_);
@@ -62,16 +66,21 @@ void ThreadPool::worker_loop(unsigned worker) {
 }
 
 void ThreadPool::run(std::size_t n, const Task& task) {
+    unsigned helpers = 0;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         task_ = &task;
         n_tasks_ = n;
         next_ = 0;
         error_ = nullptr;
-        busy_ = static_cast<unsigned>(threads_.size());
+        helpers = static_cast<unsigned>(std::min<std::size_t>(threads_.size(), n > 0 ? n - 1 : 0));
+        busy_ = helpers;
+        joining_ = helpers;
         ++generation_;
     }
-    start_.notify_all();
+    // Every sleeping worker is woken (a notify_one could wake one that has just finished this
+    // call and leave a place unfilled); those not needed go back to sleep without holding it up.
+    if (helpers) start_.notify_all();
     work(0);
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [&] { return busy_ == 0; });

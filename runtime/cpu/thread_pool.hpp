@@ -36,7 +36,8 @@ private:
     const Task* task_ = nullptr;
     std::size_t n_tasks_ = 0;
     std::size_t next_ = 0;
-    unsigned busy_ = 0;
+    unsigned busy_ = 0;     // workers in the current call, not yet done
+    unsigned joining_ = 0;  // places in the current call no worker has taken yet
     std::size_t generation_ = 0;
     bool stop_ = false;
     std::size_t error_task_ = 0;
