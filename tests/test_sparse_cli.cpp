@@ -25,6 +25,7 @@
 #include "hdf5/scan_writer.hpp"
 #include "matrix_support.hpp"
 #include "sparse_job.hpp"
+#include "sparse_job_fixture.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
 #if BSLZ4_HAVE_CUDA
@@ -179,18 +180,7 @@ TEST_CASE("a stopped run puts its readable, incomplete file in place of an exist
         std::fputs("an older file", f);
         std::fclose(f);
     }
-    tool::SparseJob job;
-    job.input = scan;
-    job.output = out;
-    job.cut = 4;
-    job.where = tool::SparseJob::Where::cpu;
-    job.quiet = true;
-    const std::atomic<bool> stop{true};
-    const tool::SparseSummary s = tool::run_sparse_job(job, stop);
-    CHECK(s.interrupted);
-    const test::H5Reader f(out);
-    CHECK(nframes_in(f) == 64);
-    CHECK(f.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{0});
+    test::check_stopped_after_first_batch(test::cpu_sparse_job(scan, out));
     CHECK(leftover_temporaries(out) == 0);
 }
 
@@ -406,11 +396,8 @@ TEST_CASE("--device with no GPU present is an error saying so before any file is
     CHECK(missing.code == 1);
     CHECK_THAT(missing.err, Catch::Contains("--device all: " + why));
     // the library's callers: a job naming GPUs does not fall back to the CPU either
-    tool::SparseJob job;
-    job.input = scan;
-    job.output = out;
-    job.cut = 4;
-    job.quiet = true;
+    tool::SparseJob job = test::cpu_sparse_job(scan, out);
+    job.where = tool::SparseJob::Where::any;
     job.devices = {0};
     const std::atomic<bool> never{false};
     CHECK_THROWS_WITH(tool::run_sparse_job(job, never), Catch::Contains("--device: no GPU to run on"));

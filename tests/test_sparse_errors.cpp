@@ -19,11 +19,13 @@
 #include "matrix_support.hpp"
 #include "sparse_campaign.hpp"
 #include "sparse_job.hpp"
+#include "sparse_job_fixture.hpp"
 #include "tool_runner.hpp"
 #include "uncoded_throws.hpp"
 
 using namespace bslz4;
 using test::code_thrown_by;
+using test::cpu_sparse_job;
 using test::run_tool;
 using test::temp_path;
 
@@ -51,16 +53,6 @@ const Scans& scans() {
         return s;
     }();
     return s;
-}
-
-tool::SparseJob cpu_job(const std::string& scan, const std::string& out) {
-    tool::SparseJob job;
-    job.input = scan;
-    job.output = out;
-    job.cut = 4;
-    job.where = tool::SparseJob::Where::cpu;
-    job.quiet = true;
-    return job;
 }
 
 // A sparse output's group, every dataset as read back.
@@ -183,7 +175,7 @@ TEST_CASE("--on-error skip through the job: bad frames are counted, the first fi
           "[sparse-errors]") {
     const Scans& s = scans();
     const std::atomic<bool> stop{false};
-    tool::SparseJob job = cpu_job(s.damaged, temp_path("errors_job_skip.h5"));
+    tool::SparseJob job = cpu_sparse_job(s.damaged, temp_path("errors_job_skip.h5"));
     job.on_error = OnError::report;
     const tool::SparseSummary got = tool::run_sparse_file(job, stop);
     CHECK(got.frames == test::kCorruptFrames);
@@ -233,7 +225,7 @@ TEST_CASE("--on-error stop (the default) ends the scan at its first bad frame: e
 TEST_CASE("a bad frame's error reaching main keeps its code (bad_lz4_sequence, not unspecified)", "[sparse-errors]") {
     const Scans& s = scans();
     const std::atomic<bool> stop{false};
-    const tool::SparseJob job = cpu_job(s.damaged, temp_path("errors_code_out.h5"));
+    const tool::SparseJob job = cpu_sparse_job(s.damaged, temp_path("errors_code_out.h5"));
     CHECK(code_thrown_by([&] { tool::run_sparse_file(job, stop); }) == ErrorCode::bad_lz4_sequence);
     std::string what;
     try {
@@ -248,7 +240,7 @@ TEST_CASE("a bad frame's error reaching main keeps its code (bad_lz4_sequence, n
         INFO("frame " << b.frame);
         test::write_corrupt_scan(one, false);
         test::rewrite_chunk(one, b.frame, test::damaged_chunk(b), b.code == ErrorCode::wrong_decoded_size ? 1 : 0);
-        const tool::SparseJob j = cpu_job(one, temp_path("errors_one_out.h5"));
+        const tool::SparseJob j = cpu_sparse_job(one, temp_path("errors_one_out.h5"));
         CHECK(code_thrown_by([&] { tool::run_sparse_file(j, stop); }) == b.code);
     }
     // a file's error through about_file keeps its code too
@@ -260,7 +252,7 @@ TEST_CASE("the job's own refusals carry bad_argument: --frames, the mask's spec,
           "[sparse-errors]") {
     const Scans& s = scans();
     const std::atomic<bool> stop{false};
-    const tool::SparseJob base = cpu_job(s.clean, temp_path("errors_argument_out.h5"));
+    const tool::SparseJob base = cpu_sparse_job(s.clean, temp_path("errors_argument_out.h5"));
     for (const char* frames : {"5", "x:3", "9:2", "200:300"}) {
         INFO("--frames " << frames);
         tool::SparseJob job = base;

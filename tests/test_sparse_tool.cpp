@@ -25,6 +25,7 @@
 #include "matrix_support.hpp"
 #include "sparse_campaign.hpp"
 #include "sparse_job.hpp"
+#include "sparse_job_fixture.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
 
@@ -183,20 +184,8 @@ TEST_CASE("an Eiger master file's data link that does not resolve is an error na
 TEST_CASE("an interrupted run leaves a readable file with the frames done, marked incomplete", "[sparse-tool]") {
     const std::string scan = temp_path("scan_stop.h5"), out = temp_path("out_stop.h5");
     write_test_scan(scan);
-    tool::SparseJob job;
-    job.input = scan;
-    job.output = out;
-    job.cut = 4;
-    job.where = tool::SparseJob::Where::cpu;
-    job.quiet = true;
-    const std::atomic<bool> stop{true};  // as if SIGINT came during the first batch
-    const tool::SparseSummary s = tool::run_sparse_job(job, stop);
-    CHECK(s.interrupted);
-    CHECK(s.frames == 64);  // one batch
-    const test::H5Reader f(out);
-    CHECK(f.attribute("/entry_data_data", "nframes") == std::vector<std::int64_t>{64});
-    CHECK(f.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{0});
-    CHECK(f.dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32).size() == 64);
+    test::check_stopped_after_first_batch(test::cpu_sparse_job(scan, out));
+    CHECK(test::H5Reader(out).dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32).size() == 64);
 }
 
 TEST_CASE("sparse refuses bad input with a message naming it", "[sparse-tool]") {
@@ -606,12 +595,7 @@ TEST_CASE("a chunk index that claims more bytes than the file or the frame can h
         INFO(r.err);
         CHECK(r.code == 1);
         CHECK_THAT(r.err, Catch::Contains("/entry/data/data frame 4") && Catch::Contains("over frame 0"));
-        tool::SparseJob job;
-        job.input = scan;
-        job.output = out;
-        job.cut = 4;
-        job.where = tool::SparseJob::Where::cpu;
-        job.quiet = true;
+        const tool::SparseJob job = test::cpu_sparse_job(scan, out);
         const std::atomic<bool> stop{false};
         CHECK(test::code_thrown_by([&] { tool::run_sparse_file(job, stop); }) == ErrorCode::truncated_chunk);
     }
@@ -621,12 +605,7 @@ TEST_CASE("a frame whose chunk was never written is an error naming it, ErrorCod
           "[sparse-tool][chunk-index][error-codes]") {
     const std::string scan = temp_path("scan_unwritten.h5"), out = temp_path("out_unwritten.h5");
     write_scan_with_values(scan, H5T_STD_U16LE, {0, 3, 2, 0, 2}, test_chunks(8), {0, 1, 2, 4, 5, 6, 7});  // no frame 3
-    tool::SparseJob job;
-    job.input = scan;
-    job.output = out;
-    job.cut = 4;
-    job.where = tool::SparseJob::Where::cpu;
-    job.quiet = true;
+    tool::SparseJob job = test::cpu_sparse_job(scan, out);
     const std::atomic<bool> stop{false};
     for (const std::size_t limit : {std::size_t{8192}, std::size_t{0}}) {  // by position, and through HDF5
         INFO("per-chunk index limit " << limit);
@@ -674,12 +653,7 @@ TEST_CASE("HDF5's failures on the reader thread are our one-line messages, witho
                           Catch::Contains("past the end of the file") && !Catch::Contains("HDF5-DIAG"));
     CHECK(line_count(r.err) == 1);
     // read through HDF5 (a dataset past the per-chunk index limit): HDF5's own reason, on a reader thread
-    tool::SparseJob job;
-    job.input = scan;
-    job.output = out;
-    job.cut = 4;
-    job.where = tool::SparseJob::Where::cpu;
-    job.quiet = true;
+    tool::SparseJob job = test::cpu_sparse_job(scan, out);
     job.per_chunk_index_limit = 0;
     const std::atomic<bool> stop{false};
     CHECK_THROWS_WITH(tool::run_sparse_job(job, stop), Catch::Contains("/entry/data/data frame 3") && Catch::Contains("HDF5: "));
@@ -690,13 +664,8 @@ TEST_CASE("HDF5's failures on the reader thread are our one-line messages, witho
 namespace {
 
 tool::SparseJob cpu_job(const std::string& scan, const std::string& out, unsigned reader_threads) {
-    tool::SparseJob job;
-    job.input = scan;
-    job.output = out;
-    job.cut = 4;
+    tool::SparseJob job = test::cpu_sparse_job(scan, out);
     job.no_mask = true;
-    job.where = tool::SparseJob::Where::cpu;
-    job.quiet = true;
     job.reader_threads = reader_threads;
     return job;
 }
@@ -820,13 +789,8 @@ TEST_CASE("an interrupted run with several reader threads and the writer's threa
     const std::string scan = temp_path("scan_stop4.h5"), out = temp_path("out_stop4.h5");
     const auto chunks = test_chunks(3 * 64 + 5);
     tool::write_scan(scan, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
-    const std::atomic<bool> stop{true};  // as if SIGINT came during the first batch
-    const tool::SparseSummary s = tool::run_sparse_job(cpu_job(scan, out, 4), stop);
-    CHECK(s.interrupted);
-    CHECK(s.frames == 64);
+    test::check_stopped_after_first_batch(cpu_job(scan, out, 4));
     const test::H5Reader f(out);
-    CHECK(f.attribute("/entry_data_data", "nframes") == std::vector<std::int64_t>{64});
-    CHECK(f.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{0});
     const IntegratedBatch want = library_lists(chunks, 0, 64);
     const auto nnz = f.dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32);
     REQUIRE(nnz.size() == 64);
@@ -878,12 +842,7 @@ TEST_CASE("the tools' refusals carry the code of what went wrong: io, bad_argume
     CHECK(code_thrown_by([] { tool::h5::check_chunk_extent(0, 3000, 4000, 2000, "frame 0"); }) == ErrorCode::bad_block_length);
 
     // a failed scan's message gains what became of the output, and keeps its code
-    tool::SparseJob job;
-    job.input = missing;
-    job.output = temp_path("out_codes.h5");
-    job.cut = 4;
-    job.where = tool::SparseJob::Where::cpu;
-    job.quiet = true;
+    tool::SparseJob job = test::cpu_sparse_job(missing, temp_path("out_codes.h5"));
     const std::atomic<bool> stop{false};
     CHECK(code_thrown_by([&] { tool::run_sparse_file(job, stop); }) == ErrorCode::io);
     job.input = scan;

@@ -1,0 +1,39 @@
+// The sparse job as the in-process tests run it (one scan to one output, on the CPU, cut 4,
+// quiet), and what a run stopped at its start must leave behind.
+#pragma once
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "h5_reader.hpp"
+#include "sparse_job.hpp"
+
+namespace bslz4::test {
+
+inline tool::SparseJob cpu_sparse_job(const std::string& scan, const std::string& out) {
+    tool::SparseJob job;
+    job.input = scan;
+    job.output = out;
+    job.cut = 4;
+    job.where = tool::SparseJob::Where::cpu;
+    job.quiet = true;
+    return job;
+}
+
+// Runs `job` (a one-dataset scan of more than 64 frames) with its stop flag raised before it
+// starts, as if SIGINT came during the first batch: it finishes that batch of 64 frames and
+// leaves them in a readable output marked complete = 0.
+inline void check_stopped_after_first_batch(const tool::SparseJob& job) {
+    const std::atomic<bool> stop{true};
+    const tool::SparseSummary s = tool::run_sparse_job(job, stop);
+    CHECK(s.interrupted);
+    CHECK(s.frames == 64);
+    const H5Reader f(job.output);
+    CHECK(f.attribute("/entry_data_data", "nframes") == std::vector<std::int64_t>{64});
+    CHECK(f.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{0});
+}
+
+}  // namespace bslz4::test
