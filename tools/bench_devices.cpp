@@ -4,14 +4,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
 
 #if BSLZ4_HAVE_CUDA
 #include "bslz4/cuda/chunk2sparse.hpp"
-#include "bslz4/cuda/host_memory.hpp"
+#include "pinned_chunks.hpp"
 #endif
 
 namespace bslz4::tool {
@@ -124,23 +123,13 @@ SeveralGpuFigures bench_several_gpus(const EigerStack& stack, double cut, double
     const std::vector<Timed> b = on_every_device(devices, [&](int device, auto&& start) {
         cuda::Chunk2Sparse gpu(stack.mask, stack.ni, stack.nj, stack.type, {0, 0, cuda::Unblock::gpu, device, Codec::lz4});
         const std::size_t nframes = 4 * gpu.group();
-        const auto views = stack.views(nframes);
-        std::vector<std::uint64_t> offsets, lengths;
-        std::size_t total = 0;
-        for (const ByteView& v : views) {
-            offsets.push_back(total);
-            lengths.push_back(v.size);
-            total += v.size;
-        }
-        cuda::PinnedHostMemory pinned(total, device);
-        for (std::size_t f = 0; f < nframes; ++f) std::memcpy(pinned.data() + offsets[f], views[f].data, lengths[f]);
-        const ByteView base(pinned.data(), total);
-        gpu.from_buffer(base, offsets, lengths, cut);  // warm-up
+        const PinnedChunks pinned = pin_chunks(stack.views(nframes), device);
+        gpu.from_buffer(pinned.base(), pinned.offsets, pinned.lengths, cut);  // warm-up
         start();
         Timed r;
         r.start = Clock::now();
         do {
-            gpu.from_buffer(base, offsets, lengths, cut);
+            gpu.from_buffer(pinned.base(), pinned.offsets, pinned.lengths, cut);
             r.frames += nframes;
             r.end = Clock::now();
         } while (std::chrono::duration<double>(r.end - r.start).count() < seconds);
