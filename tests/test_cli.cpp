@@ -110,6 +110,33 @@ TEST_CASE("--profile and --type take the synthetic profiles and the Eiger's type
 #endif
 }
 
+TEST_CASE("demo --dir makes a directory that is not there (with its parents) and says why when it cannot", "[cli]") {
+#if BSLZ4_HAVE_HDF5
+    const std::string parent = tmp("demo_new_dir"), dir = parent + "/scans/today";
+    std::filesystem::remove_all(parent);
+    // --testdata names no folder: the reference cases are skipped
+    const std::string common = "demo --cpu --frames 1 --profile very-sparse --testdata " + parent + " --dir ";
+    const Result made = run_tool(common + dir);
+    INFO(made.err);
+    REQUIRE(made.code == 0);
+    CHECK(std::filesystem::is_regular_file(dir + "/sparse.h5"));
+    CHECK_THAT(made.out, Catch::Contains("output: " + dir + "/sparse.h5"));
+    const Result again = run_tool(common + dir);  // there already: used as it is
+    CHECK(again.code == 0);
+    std::filesystem::remove_all(parent);
+
+    const std::string file = tmp("demo_dir_is_a_file");
+    bslz4::tool::write_file(file, std::vector<std::uint8_t>{1});
+    const Result under_file = run_tool(common + file + "/sub");
+    CHECK(under_file.code == 1);
+    CHECK_THAT(under_file.err, Catch::StartsWith("bslz4: demo: --dir " + file + "/sub: cannot make the directory: "));
+    const Result is_file = run_tool(common + file);
+    CHECK(is_file.code == 1);
+    CHECK_THAT(is_file.err, Catch::StartsWith("bslz4: demo: --dir " + file + ": "));
+    std::remove(file.c_str());
+#endif
+}
+
 TEST_CASE("the dense profile is the generator's original data, bit for bit", "[cli]") {
     // sha256 of frame 3, 600 x 1100 (a gap row and a gap column), from the generator before profiles.
     using bslz4::PixelType;

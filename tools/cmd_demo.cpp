@@ -16,6 +16,8 @@
 #if BSLZ4_HAVE_HDF5
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 #include "bslz4/chunk2sparse_csc.hpp"
 #include "hdf5/scan_writer.hpp"
@@ -34,9 +36,10 @@ constexpr const char* kHelp =
     "The main job on built-in data: makes a synthetic Eiger 4M scan of N frames (default 200)\n"
     "in an HDF5 file (our encoder, direct chunk writes) with its pixel_mask and a radial\n"
     "integration matrix, runs `bslz4 sparse` on it (on the GPU when there is one), checks the GPU\n"
-    "against the CPU on some frames, and says where the output is (in DIR, default a new\n"
-    "directory under $TMPDIR). First it checks the reference chunks in --testdata (default\n"
-    "$BSLZ4_TESTDATA or ../shared/testdata beside the sources) against their sha256.\n"
+    "against the CPU on some frames, and says where the output is (in DIR, made with its parents\n"
+    "when it is not there; default a new directory under $TMPDIR). First it checks the reference\n"
+    "chunks in --testdata (default $BSLZ4_TESTDATA or ../shared/testdata beside the sources)\n"
+    "against their sha256.\n"
     "  --profile P   dense (default: background 0.1-1 counts, ratio about 8), sparse (0.01-0.04,\n"
     "                ratio about 27) or very-sparse (0.0003-0.0015, ratio about 90)\n"
     "  --type T      u16 (default) or u32\n";
@@ -68,11 +71,22 @@ void compare_gpu_cpu(const EigerStack& stack, const IntegrationMatrix& matrix, d
 #endif
 }
 
+// --dir as `mkdir -p` makes it: a folder that is there already is used as it is.
+void make_directories(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw Error(ErrorCode::io, "demo: --dir " + dir + ": cannot make the directory: " + ec.message());
+    if (!std::filesystem::is_directory(dir, ec))
+        throw Error(ErrorCode::io, "demo: --dir " + dir + ": not a directory");
+}
+
 int scan_demo(std::size_t frames, std::string dir, double cut, bool cpu, PixelType type, SyntheticProfile profile) {
     if (dir.empty()) {
         std::string pattern = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/bslz4-demo-XXXXXX";
         if (!mkdtemp(pattern.data())) throw Error(ErrorCode::io, "demo: cannot make a directory under " + pattern);
         dir = pattern;
+    } else {
+        make_directories(dir);
     }
     constexpr std::size_t kDistinct = 16, kBins = 2000;
     const EigerStack stack =
