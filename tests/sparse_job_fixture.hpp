@@ -1,10 +1,12 @@
 // The sparse job as the in-process tests run it (one scan to one output, on the CPU, cut 4,
-// quiet), and what a run stopped at its start must leave behind.
+// quiet), what a run stopped at its start must leave behind, and the temporaries an output is
+// written under.
 #pragma once
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,17 @@ inline void check_stopped_after_first_batch(const tool::SparseJob& job) {
     const H5Reader f(job.output);
     CHECK(f.attribute("/entry_data_data", "nframes") == std::vector<std::int64_t>{64});
     CHECK(f.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{0});
+}
+
+// The files beside `path` named after it with ".part" and more: the temporaries SparseOutput
+// writes it under (while a run goes on; a finished or failed one leaves none).
+inline std::vector<std::string> temporaries_of(const std::string& path) {
+    const std::filesystem::path p(path);
+    const std::string prefix = p.filename().string() + ".part";
+    std::vector<std::string> found;
+    for (const auto& e : std::filesystem::directory_iterator(p.has_parent_path() ? p.parent_path() : "."))
+        if (e.path().filename().string().rfind(prefix, 0) == 0) found.push_back(e.path().string());
+    return found;
 }
 
 }  // namespace bslz4::test

@@ -1,7 +1,6 @@
 // `bslz4 sparse` as a user meets it: what -o does to files that exist already (never destroyed,
 // the input never overwritten), the --matrix file's spec, shape and messages, and --device (the
 // list, no GPU, and the machinery that spreads batches over several GPUs, run here on the CPU).
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,18 +55,6 @@ std::string bytes_of(const std::string& path) { return test::slurp(path); }
 bool file_exists(const std::string& path) {
     struct stat st {};
     return stat(path.c_str(), &st) == 0;
-}
-
-// Files beside `path` whose names start with its name and ".part" (the output's temporaries).
-std::size_t leftover_temporaries(const std::string& path) {
-    const std::size_t slash = path.rfind('/');
-    const std::string dir = path.substr(0, slash), prefix = path.substr(slash + 1) + ".part";
-    std::size_t n = 0;
-    if (DIR* d = opendir(dir.c_str())) {
-        while (const dirent* e = readdir(d)) n += std::string(e->d_name).rfind(prefix, 0) == 0;
-        closedir(d);
-    }
-    return n;
 }
 
 std::int64_t nframes_in(const test::H5Reader& f) { return f.attribute("/entry_data_data", "nframes").at(0); }
@@ -134,7 +121,7 @@ TEST_CASE("a failing run leaves an existing output file as it was, even while an
         CHECK(nframes_in(held) == static_cast<std::int64_t>(kCliFrames));
     }
     CHECK(bytes_of(out) == before);
-    CHECK(leftover_temporaries(out) == 0);
+    CHECK(test::temporaries_of(out).empty());
 
     // with no file there before, a failing run leaves none
     const std::string fresh = temp_path("cli_never_written.h5");
@@ -143,7 +130,7 @@ TEST_CASE("a failing run leaves an existing output file as it was, even while an
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains(fresh + " is not written"));
     CHECK_FALSE(file_exists(fresh));
-    CHECK(leftover_temporaries(fresh) == 0);
+    CHECK(test::temporaries_of(fresh).empty());
 }
 
 TEST_CASE("a successful run replaces an existing output file; a reader of the old one keeps reading it",
@@ -168,7 +155,7 @@ TEST_CASE("a successful run replaces an existing output file; a reader of the ol
     struct stat st {};
     REQUIRE(stat(out.c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0640);  // the replaced file's permissions are kept
-    CHECK(leftover_temporaries(out) == 0);
+    CHECK(test::temporaries_of(out).empty());
 }
 
 TEST_CASE("a stopped run puts its readable, incomplete file in place of an existing output", "[sparse-cli]") {
@@ -181,7 +168,7 @@ TEST_CASE("a stopped run puts its readable, incomplete file in place of an exist
         std::fclose(f);
     }
     test::check_stopped_after_first_batch(test::cpu_sparse_job(scan, out));
-    CHECK(leftover_temporaries(out) == 0);
+    CHECK(test::temporaries_of(out).empty());
 }
 
 TEST_CASE("-o naming the input, the mask file or the matrix file is refused as a usage error, the file intact",
@@ -211,7 +198,7 @@ TEST_CASE("-o naming the input, the mask file or the matrix file is refused as a
     CHECK_THAT(r.err, Catch::Contains("is the --matrix file"));
     CHECK(bytes_of(scan) == scan_bytes);
     CHECK(bytes_of(mat) == mat_bytes);
-    CHECK(leftover_temporaries(scan) == 0);
+    CHECK(test::temporaries_of(scan).empty());
 }
 
 TEST_CASE("--matrix FILE without :GROUP is a usage error saying FILE.h5:GROUP is expected", "[sparse-cli]") {

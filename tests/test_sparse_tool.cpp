@@ -850,18 +850,6 @@ TEST_CASE("the tools' refusals carry the code of what went wrong: io, bad_argume
     CHECK(code_thrown_by([&] { tool::run_sparse_file(job, stop); }) == ErrorCode::bad_argument);
 }
 
-namespace {
-
-// The name of the file `path` is being written under (SparseOutput's temporary beside it).
-std::string temporary_of(const std::string& path) {
-    const std::filesystem::path p(path);
-    for (const auto& e : std::filesystem::directory_iterator(p.parent_path()))
-        if (e.path().filename().string().rfind(p.filename().string() + ".part-", 0) == 0) return e.path().string();
-    return "";
-}
-
-}  // namespace
-
 TEST_CASE("bad frames are written with nnz 0 and a zero powder, and listed in bad_frames (frame, code, code_name, message)",
           "[sparse-tool][bad-frames]") {
     const std::string out = temp_path("out_bad_frames.h5"), snapshot = temp_path("out_bad_frames_interrupted.h5");
@@ -887,7 +875,9 @@ TEST_CASE("bad frames are written with nnz 0 and a zero powder, and listed in ba
         first.add(good, kNj, powder, sizeof powder);
         output.append(first);
         // what an interrupted run leaves: the first batch, its bad frame listed
-        std::filesystem::copy_file(temporary_of(out), snapshot, std::filesystem::copy_options::overwrite_existing);
+        const std::vector<std::string> written = test::temporaries_of(out);
+        REQUIRE(written.size() == 1);
+        std::filesystem::copy_file(written[0], snapshot, std::filesystem::copy_options::overwrite_existing);
         tool::OutputRows second;
         second.add_bad(13, ErrorCode::bad_lz4_sequence, lz4, sizeof powder);
         second.add_bad(14, ErrorCode::io, "frame 14: read failed", sizeof powder);
