@@ -1174,7 +1174,7 @@ TEST_CASE("with most of the GPU held elsewhere, objects fit in what is free, wha
 }
 
 TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pageable memory after one warning, with the "
-          "same results", "[gpu][pinned]") {
+          "same results; PinnedHostMemory says it is pageable and no pinned copy rate is given", "[gpu][pinned]") {
     const Stack s = eiger_stack(96, 160, PixelType::u16, 40);
     const std::size_t n = s.ni * s.nj;
     const IntegrationMatrix m = fixed_point_matrix(normalise_matrix(test::random_csr(19, n, 2.0, 5).input()), s.type);
@@ -1195,6 +1195,10 @@ TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pagea
         cuda::Chunk2Sparse b(s.mask, s.ni, s.nj, s.type, {3, 16, cuda::Unblock::cpu, -1, Codec::lz4});
         cuda::Chunk2SparseCSC c(s.mask, s.ni, s.nj, s.type, m, Accumulator::i64);
         cuda::PinnedHostMemory buffer(total);  // pageable too: staged like any caller memory
+        CHECK_FALSE(buffer.pinned());
+        // No pinned rate to give, rather than the pageable one under the pinned name.
+        CHECK(test::code_thrown_by([] { cuda::copy_bandwidth(cuda::Copy::pinned_to_device, 1 << 20); }) ==
+              ErrorCode::out_of_memory);
         for (std::size_t f = 0; f < s.chunks.size(); ++f) std::memcpy(buffer.data() + offsets[f], s.chunks[f].data(), lengths[f]);
         for (int round = 0; round < 2; ++round) {
             require_same(a.multi(s.views(), 2.0), cpu.multi(s.views(), 2.0));
@@ -1213,6 +1217,8 @@ TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pagea
     // Pinned again once the driver gives it.
     cuda::Chunk2Sparse again(s.mask, s.ni, s.nj, s.type);
     require_same(again.multi(s.views(), 2.0), cpu.multi(s.views(), 2.0));
+    CHECK(cuda::PinnedHostMemory(4096).pinned());
+    CHECK(cuda::copy_bandwidth(cuda::Copy::pinned_to_device, 1 << 20) > 0);
 }
 
 namespace {

@@ -4,8 +4,10 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
+#include "bslz4/error.hpp"
 #include "context.hpp"
 #include "driver_objects.hpp"
 #include "pinned_registry.hpp"
@@ -66,6 +68,7 @@ PinnedHostMemory::PinnedHostMemory(PinnedHostMemory&&) noexcept = default;
 PinnedHostMemory& PinnedHostMemory::operator=(PinnedHostMemory&&) noexcept = default;
 std::uint8_t* PinnedHostMemory::data() const { return state_->buffer.data(); }
 std::size_t PinnedHostMemory::size() const { return state_->buffer.size(); }
+bool PinnedHostMemory::pinned() const { return state_->buffer.pinned(); }
 
 double copy_bandwidth(Copy kind, std::size_t bytes, int device) {
     PrimaryContext ctx(device);
@@ -77,7 +80,12 @@ double copy_bandwidth(Copy kind, std::size_t bytes, int device) {
     TransferBuffer src_pinned;
     std::vector<std::uint8_t> src_pageable;
     if (kind == Copy::device_to_device) src_dev = DeviceBuffer(bytes, "bandwidth source");
-    if (kind == Copy::pinned_to_device) src_pinned = TransferBuffer(bytes, "bandwidth source");
+    if (kind == Copy::pinned_to_device) {
+        src_pinned = TransferBuffer(bytes, "bandwidth source");
+        if (!src_pinned.pinned())
+            throw Error(ErrorCode::out_of_memory, "copy_bandwidth: the driver refused to pin " + std::to_string(bytes) +
+                                                      " bytes of host memory, so there is no pinned rate to measure");
+    }
     if (kind == Copy::pageable_to_device) src_pageable.assign(bytes, 1);
     if (kind == Copy::pinned_to_device) std::fill(src_pinned.data(), src_pinned.data() + bytes, std::uint8_t{1});
     auto copy = [&] {

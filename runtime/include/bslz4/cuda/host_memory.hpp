@@ -20,6 +20,8 @@ public:
     PinnedHostMemory& operator=(PinnedHostMemory&&) noexcept;
     std::uint8_t* data() const;
     std::size_t size() const;
+    // False where the driver refused to pin and this is pageable memory (see above).
+    bool pinned() const;
 
 private:
     struct State;
@@ -29,7 +31,9 @@ private:
 enum class Copy { device_to_device, pinned_to_device, pageable_to_device };
 
 // Measured bandwidth in GB/s of `bytes`-sized copies (median of several; device to device
-// counts the bytes read plus the bytes written).
+// counts the bytes read plus the bytes written). Where the driver refuses to pin `bytes`,
+// Copy::pinned_to_device throws bslz4::Error (out_of_memory): there is no pinned rate to give,
+// and a pageable one under that name would mislead.
 double copy_bandwidth(Copy kind, std::size_t bytes, int device = 0);
 
 }  // namespace bslz4::cuda
