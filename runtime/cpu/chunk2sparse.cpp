@@ -19,19 +19,15 @@ unsigned Chunk2Sparse::threads() const { return state_->pool.size(); }
 
 SparseFrame Chunk2Sparse::operator()(ByteView chunk, double cut) {
     detail::SparseEngine& s = *state_;
-    std::uint8_t* v = s.values.reserve(s.npix * s.bpp);
-    auto* idx = reinterpret_cast<std::uint32_t*>(s.indices.reserve(s.npix * sizeof(std::uint32_t)));
-    std::size_t n;
-    try {
-        n = s.list_chunk(chunk, cut, v, idx, 0);
-    } catch (const std::exception& e) {
-        throw detail::frame_error(0, e);
-    }
-    return {n, v, idx, s.type};
+    return s.one_frame(cut, [&](std::uint8_t* v, std::uint32_t* idx) { return s.list_chunk(chunk, cut, v, idx, 0); });
+}
+
+void Chunk2Sparse::set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds) {
+    state_->top = detail::TopPixelsRule(howmany, std::move(thresholds));
 }
 
 SparseBatch Chunk2Sparse::multi(const std::vector<ByteView>& chunks, double cut) {
-    return state_->run_batch(chunks.size(), state_->options.on_error,
+    return state_->run_batch(chunks.size(), cut, state_->options.on_error,
                              [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
                                  return state_->list_chunk(chunks[f], cut, v, idx, w);
                              });
@@ -41,13 +37,13 @@ SparseBatch Chunk2Sparse::from_buffer(ByteView base, const std::vector<std::uint
                                       const std::vector<std::uint64_t>& lengths, double cut) {
     detail::check_buffer_counts(offsets, lengths);
     return state_->run_batch(
-        offsets.size(), state_->options.on_error, [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
+        offsets.size(), cut, state_->options.on_error, [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
             return state_->list_chunk(detail::chunk_in_buffer(base, offsets[f], lengths[f]), cut, v, idx, w);
         });
 }
 
 SparseBatch Chunk2Sparse::from_frames(const std::vector<ByteView>& frames, double cut) {
-    return state_->run_batch(frames.size(), state_->options.on_error,
+    return state_->run_batch(frames.size(), cut, state_->options.on_error,
                              [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
                                  return state_->list_dense(frames[f], cut, v, idx, w);
                              });

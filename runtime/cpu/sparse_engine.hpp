@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <new>
 #include <string>
@@ -17,6 +18,7 @@
 #include "host_buffer.hpp"
 #include "sparsify.hpp"
 #include "thread_pool.hpp"
+#include "top_pixels.hpp"
 
 namespace bslz4::detail {
 
@@ -60,9 +62,13 @@ public:
     std::vector<ErrorCode> codes;
     std::vector<FrameError> bad;
     std::mutex bad_mutex;
+    TopPixelsRule top;
+    std::vector<double> last_cut;
+    std::vector<std::size_t> last_nabove;
 
     SparseEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o)
-        : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o), pool(o.threads) {
+        : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o), pool(o.threads),
+          top(o.howmany, o.thresholds) {
         check_frame_mask(m, ni, nj);
         mask.assign(m.data, m.data + m.size);
         workers.resize(pool.size());
@@ -115,26 +121,60 @@ public:
         });
     }
 
-    // Runs list_frame(f, values row, indices row, worker) for every frame on the pool. A frame
+    // Frame f's list of n pixels above `cut` (at v, idx) cut down by the top-pixels rule; its
+    // last_cut and last_nabove recorded. Returns the pixels kept.
+    std::size_t keep_top(std::size_t f, std::uint8_t* v, std::uint32_t* idx, std::size_t n, double cut) {
+        const TopPixelsRule::Outcome o = top.apply(type, v, idx, n, cut);
+        last_cut[f] = o.cut;
+        last_nabove[f] = o.nabove;
+        return o.kept;
+    }
+
+    // The single-frame calls' list: frame 0 of a call of one, always throwing.
+    SparseFrame one_frame(double cut, const std::function<std::size_t(std::uint8_t*, std::uint32_t*)>& list) {
+        std::uint8_t* v = values.reserve(npix * bpp);
+        auto* idx = reinterpret_cast<std::uint32_t*>(indices.reserve(npix * sizeof(std::uint32_t)));
+        last_cut.assign(1, cut);
+        last_nabove.assign(1, 0);
+        std::size_t n;
+        try {
+            n = keep_top(0, v, idx, list(v, idx), cut);
+        } catch (const std::exception& e) {
+            throw frame_error(0, e);
+        }
+        SparseFrame out{n, v, idx, type};
+        out.last_cut = last_cut[0];
+        out.last_nabove = last_nabove[0];
+        return out;
+    }
+
+    // Runs list_frame(f, values row, indices row, worker) for every frame on the pool, then the
+    // top-pixels rule on its list (the call's cut given as `cut`). A frame
     // that throws: with OnError::throw_first the call throws its frame_error (the first such
     // frame's); with OnError::report (unless memory ran out, which is no fault of the frame's)
     // the frame gets 0 pixels, forget_frame(f) clears what else it left (a powder row), and its
     // code and message go in the batch.
     template <class ListFrame, class ForgetFrame = NoFrameWork>
-    SparseBatch run_batch(std::size_t nframes, OnError on_error, ListFrame&& list_frame,
+    SparseBatch run_batch(std::size_t nframes, double cut, OnError on_error, ListFrame&& list_frame,
                           ForgetFrame&& forget_frame = {}) {
         npixels.assign(nframes, 0);
+        last_cut.assign(nframes, cut);
+        last_nabove.assign(nframes, 0);
         codes.assign(nframes, ErrorCode::ok);
         bad.clear();
         std::uint8_t* v = values.reserve(nframes * npix * bpp);
         auto* idx = reinterpret_cast<std::uint32_t*>(indices.reserve(nframes * npix * sizeof(std::uint32_t)));
         pool.run(nframes, [&](std::size_t f, unsigned worker) {
             try {
-                npixels[f] = list_frame(f, v + f * npix * bpp, idx + f * npix, worker);
+                std::uint8_t* fv = v + f * npix * bpp;
+                std::uint32_t* fi = idx + f * npix;
+                npixels[f] = keep_top(f, fv, fi, list_frame(f, fv, fi, worker), cut);
             } catch (const std::exception& e) {
                 Error error = frame_error(f, e);
                 if (on_error == OnError::throw_first || error.code() == ErrorCode::out_of_memory) throw error;
                 npixels[f] = 0;
+                last_cut[f] = cut;
+                last_nabove[f] = 0;
                 forget_frame(f);
                 codes[f] = error.code();
                 const std::lock_guard<std::mutex> lock(bad_mutex);
@@ -142,7 +182,8 @@ public:
             }
         });
         std::sort(bad.begin(), bad.end(), [](const FrameError& a, const FrameError& b) { return a.frame < b.frame; });
-        return {nframes, npix, npixels.data(), v, idx, type, codes.data(), bad.data(), bad.size()};
+        return {nframes, npix, npixels.data(), v, idx, type, codes.data(), bad.data(), bad.size(), last_cut.data(),
+                last_nabove.data()};
     }
 };
 

@@ -9,6 +9,8 @@ CooFrame make_coo(const SparseFrame& frame, std::size_t nj) {
     CooFrame out;
     out.npixels = frame.npixels;
     out.pixel_type = frame.pixel_type;
+    out.last_cut = frame.last_cut;
+    out.last_nabove = frame.last_nabove;
     out.row.resize(frame.npixels);
     out.col.resize(frame.npixels);
     for (std::size_t k = 0; k < frame.npixels; ++k) {

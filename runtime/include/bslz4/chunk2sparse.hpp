@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "bslz4/byte_view.hpp"
@@ -24,7 +25,14 @@ struct Chunk2SparseOptions {
     // A bad frame in multi / from_buffer / from_frames: throw (default) or report it in the
     // batch and return the others. operator() and coo always throw.
     OnError on_error = OnError::throw_first;
+    // Top pixels, as set_top_pixels(howmany, thresholds) below.
+    std::optional<std::size_t> howmany = std::nullopt;
+    std::optional<std::vector<double>> thresholds = std::nullopt;
 };
+
+// What set_top_pixels checks of a threshold list (at most 16 values, sorted increasing, none
+// NaN): an Error (bad_argument) naming the values, so a command line can refuse it up front.
+void check_top_pixel_thresholds(const std::vector<double>& thresholds);
 
 class Chunk2Sparse {
 public:
@@ -45,6 +53,18 @@ public:
     CooFrame coo(ByteView chunk, double cut);
     // Dense frames (ni*nj pixels each) instead of chunks.
     SparseBatch from_frames(const std::vector<ByteView>& frames, double cut);
+
+    // At most `howmany` pixels a frame (the seed's howmany / thresholds, ImageD11's top_pixels),
+    // from the next call on. howmany nullopt, or a frame with at most howmany pixels above the
+    // cut: every pixel above the cut (as without). Otherwise the frame keeps the pixels above the
+    // first of `thresholds` that fewer than howmany pixels exceed (else above the last), then at
+    // most the first howmany of those in pixel order (not the brightest). thresholds nullopt (not
+    // given; note that a bare `{}` argument is nullopt too): max(cut, 1) * 2**i for i = 0..15;
+    // an empty list given (std::vector<double>{}): simply the first howmany above the cut. At
+    // most 16 values, sorted increasing, none NaN, else an Error (bad_argument) naming them.
+    // Each frame's resulting cut and count before truncation: SparseFrame / SparseBatch
+    // last_cut and last_nabove.
+    void set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds = std::nullopt);
 
     std::size_t ni() const;
     std::size_t nj() const;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "bslz4/chunk2sparse.hpp"
@@ -54,6 +55,9 @@ public:
                                 const std::vector<std::uint64_t>& lengths, double cut);
     IntegratedCoo coo(ByteView chunk, double cut);
     IntegratedBatch from_frames(const std::vector<ByteView>& frames, double cut);
+
+    // As Chunk2Sparse::set_top_pixels; the powder always integrates the whole frame.
+    void set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds = std::nullopt);
 
     std::size_t bins() const;
     Accumulator acc() const;

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "bslz4/error.hpp"
@@ -17,6 +18,12 @@ struct SparseFrame {
     const void* values = nullptr;
     const std::uint32_t* indices = nullptr;
     PixelType pixel_type = PixelType::u16;
+    // Top pixels (set_top_pixels; the seed's last_cut and last_nabove): the cut this frame ended
+    // up with (the call's cut unless howmany raised it) and the number of pixels above it before
+    // the list was cut to howmany (npixels when nothing was cut). NaN and 0 from a class that
+    // does not fill them (the GPU classes, for now).
+    double last_cut = std::numeric_limits<double>::quiet_NaN();
+    std::size_t last_nabove = 0;
 
     template <class T>
     const T* values_as() const {
@@ -41,6 +48,10 @@ struct SparseBatch {
     const ErrorCode* codes = nullptr;
     const FrameError* bad = nullptr;
     std::size_t nbad = 0;
+    // Per frame, as SparseFrame::last_cut and last_nabove (a bad frame: the call's cut and 0);
+    // null from a class that does not fill them (the GPU classes, for now).
+    const double* last_cut = nullptr;
+    const std::size_t* last_nabove = nullptr;
 
     ErrorCode code(std::size_t f) const {
         check_in_batch(f);
@@ -50,8 +61,11 @@ struct SparseBatch {
     SparseFrame frame(std::size_t f) const {
         check_in_batch(f);
         const std::size_t off = f * row_length;
-        return {npixels[f], static_cast<const std::uint8_t*>(values) + off * pixel_size(pixel_type),
-                indices + off, pixel_type};
+        SparseFrame out{npixels[f], static_cast<const std::uint8_t*>(values) + off * pixel_size(pixel_type),
+                        indices + off, pixel_type};
+        if (last_cut) out.last_cut = last_cut[f];
+        if (last_nabove) out.last_nabove = last_nabove[f];
+        return out;
     }
 
 private:
@@ -69,6 +83,8 @@ struct CooFrame {
     std::vector<std::uint32_t> col;
     std::vector<std::uint8_t> value_bytes;  // npixels values of pixel_type
     PixelType pixel_type = PixelType::u16;
+    double last_cut = std::numeric_limits<double>::quiet_NaN();  // as SparseFrame's
+    std::size_t last_nabove = 0;
 
     template <class T>
     const T* values_as() const {
