@@ -4,10 +4,15 @@
 // a job array with --shard) go one by one with the same options, an output each in the -o folder.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
+
+#include "bslz4/chunk2sparse.hpp"
 
 #include "command_line.hpp"
 #include "commands.hpp"
@@ -52,6 +57,12 @@ constexpr const char* kHelp =
     "                       left as it was) or skip (written with nnz 0 and a zero powder,\n"
     "                       listed with its error code and message in the group's bad_frames\n"
     "                       and in the summary; the scan goes on, and the exit status is 1)\n"
+    "  --howmany N          at most N pixels a frame (ImageD11's top_pixels): a frame with more\n"
+    "                       than N above the cut keeps those above the first threshold that\n"
+    "                       fewer than N pixels exceed (else the last), then the first N of them\n"
+    "                       in pixel order; the powder still sums the whole frame. On the CPU\n"
+    "  --thresholds a,b,... with --howmany: at most 16 values, sorted increasing (default\n"
+    "                       max(C, 1) * 2**i, i = 0..15); '' for none: simply the first N\n"
     "  --quiet              no progress\n"
     "Several scans (a campaign) run one by one with the same options:\n"
     "  -o DIR               with several inputs, --list or --shard (or a single input and an\n"
@@ -67,6 +78,27 @@ constexpr const char* kHelp =
     "Exit: 0 all done, 1 a scan failed or had bad frames, 2 bad usage (nothing run), 130 interrupted.\n";
 
 #if BSLZ4_HAVE_HDF5
+// --thresholds a,b,c (checked as the library checks them, as a usage error); '' is the empty list.
+std::vector<double> parse_thresholds(const std::string& text) {
+    std::vector<double> out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        const std::string item = text.substr(at, comma - at);
+        char* end = nullptr;
+        const double v = std::strtod(item.c_str(), &end);
+        if (item.empty() || *end) throw UsageError("--thresholds '" + text + "': expected numbers separated by commas");
+        out.push_back(v);
+        at = comma + 1;
+    }
+    try {
+        check_top_pixel_thresholds(out);
+    } catch (const Error& e) {
+        throw UsageError(std::string("--thresholds: ") + e.what());
+    }
+    return out;
+}
+
 std::atomic<bool> interrupted{false};
 extern "C" void on_signal(int) { interrupted = true; }
 
@@ -91,7 +123,7 @@ int cmd_sparse(const Args& raw) {
 #else
     const Arguments args = parse_arguments(
         raw, {"--dataset", "-o", "--cut", "--mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
-              "--readers", "--on-error"},
+              "--readers", "--on-error", "--howmany", "--thresholds"},
         {"--no-mask", "--cpu", "--gpu", "--quiet"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
@@ -139,6 +171,14 @@ int cmd_sparse(const Args& raw) {
         const unsigned long long readers = args.count("--readers", 0);
         if (readers < 1 || readers > 16) throw UsageError("--readers " + args.get("--readers") + ": from 1 to 16 threads");
         job.reader_threads = static_cast<unsigned>(readers);
+    }
+    if (args.has("--howmany")) {
+        if (args.has("--gpu") || args.has("--device"))
+            throw UsageError("--howmany is done on the CPU only for now: leave out --gpu and --device");
+        job.howmany = static_cast<std::size_t>(args.count("--howmany", 0));
+        if (args.has("--thresholds")) job.thresholds = parse_thresholds(args.get("--thresholds"));
+    } else if (args.has("--thresholds")) {
+        throw UsageError("--thresholds goes with --howmany N");
     }
     job.command_line = "bslz4 sparse";
     for (const std::string& a : raw) job.command_line += " " + a;

@@ -66,6 +66,13 @@ Decoder chunk_decoder(std::string name, std::shared_ptr<Object> o, double cut) {
             o};
 }
 
+Chunk2SparseOptions cpu_options(const SparseJob& job, const ScanInput& scan) {
+    Chunk2SparseOptions o{scan.codec, 0, job.on_error};
+    o.howmany = job.howmany;
+    o.thresholds = job.thresholds;
+    return o;
+}
+
 // Lists frames whose chunk holds the raw pixels (bitshuffle skipped), on the host: the CPU class.
 struct DenseLister {
     DenseFrames run;
@@ -74,7 +81,7 @@ struct DenseLister {
 
 DenseLister make_dense_lister(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
                               const IntegrationMatrix* matrix) {
-    const Chunk2SparseOptions o{scan.codec, 0, job.on_error};
+    const Chunk2SparseOptions o = cpu_options(job, scan);
     const double cut = job.cut;
     if (matrix) {
         auto c = std::make_shared<Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o);
@@ -107,11 +114,14 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
     p.gpu = job.where == SparseJob::Where::gpu;
 #if BSLZ4_HAVE_CUDA
     const bool gpu_type = scan.codec == Codec::lz4 && pixel_size(scan.type) <= 4 && scan.type != PixelType::f64;
+    // The GPU classes have no top pixels yet: a howmany decodes on the CPU.
+    if (job.howmany && (job.where == SparseJob::Where::gpu || !job.devices.empty()))
+        throw Error(ErrorCode::bad_argument, "--howmany is done on the CPU only for now: leave out --gpu and --device");
     if (job.where == SparseJob::Where::any) {
         // GPUs named are GPUs wanted: none there is an error, never a quiet run on the CPU.
         if (!job.devices.empty() && !cuda::available())
             throw Error(ErrorCode::bad_argument, "--device: no GPU to run on: " + cuda::unavailable_reason());
-        p.gpu = cuda::available() && gpu_type;
+        p.gpu = cuda::available() && gpu_type && !job.howmany;
     }
     if (p.gpu && !cuda::available()) throw Error(ErrorCode::bad_argument, "--gpu: " + cuda::unavailable_reason());
 #else
@@ -150,7 +160,7 @@ Decoder make_gpu_decoder(const SparseJob& job, const ScanInput& scan, const std:
 
 Decoder make_cpu_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
                          const IntegrationMatrix* matrix) {
-    const Chunk2SparseOptions o{scan.codec, 0, job.on_error};
+    const Chunk2SparseOptions o = cpu_options(job, scan);
     if (matrix) {
         auto c = std::make_shared<Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o);
         return chunk_decoder("CPU (" + std::to_string(std::thread::hardware_concurrency()) + " threads)", c, job.cut);
