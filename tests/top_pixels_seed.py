@@ -13,30 +13,18 @@ import subprocess
 import sys
 import tempfile
 
-VENV_PYTHON = os.path.join(os.environ.get("BSLZ4_INTEROP_VENV", ""), "bin", "python")
-if os.path.exists(VENV_PYTHON) and os.path.realpath(sys.prefix) != os.path.realpath(os.path.dirname(os.path.dirname(VENV_PYTHON))):
-    os.execv(VENV_PYTHON, [VENV_PYTHON, *sys.argv])
+import interop_env
 
-try:
-    import h5py
-    import hdf5plugin
-    import numpy as np
-except ImportError as e:
-    print(f"SKIP: {e} (tools/bootstrap.sh test installs h5py and hdf5plugin from PyPI)")
-    sys.exit(77)
+interop_env.enter_venv()
+h5py, hdf5plugin, np = interop_env.require_bitshuffle_plugin()
 try:
     import bslz4_to_sparse
 except ImportError as e:
-    print(f"SKIP: {e} (the seed's package: pip install --pre bslz4-to-sparse==0.0.22a2 into $BSLZ4_INTEROP_VENV)")
-    sys.exit(77)
-if not h5py.h5z.filter_avail(hdf5plugin.BSHUF_ID):
-    print("SKIP: this hdf5plugin has no bitshuffle filter (32008) registered")
-    sys.exit(77)
+    interop_env.skip(f"{e} (the seed's package: pip install --pre bslz4-to-sparse==0.0.22a2 into $BSLZ4_INTEROP_VENV)")
 
 TOOL = os.environ["BSLZ4_TOOL"]
 PROBE = os.environ["BSLZ4_TOP_PIXELS_PROBE"]
-TYPES = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "i8": np.int8,
-         "i16": np.int16, "i32": np.int32, "i64": np.int64, "f32": np.float32, "f64": np.float64}
+TYPES = interop_env.pixel_types(np)
 NI, NJ = 24, 32
 INF = float("inf")
 HOWMANY = [None, 0, 1, 5, 50]
