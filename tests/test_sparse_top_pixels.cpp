@@ -73,18 +73,20 @@ TEST_CASE("sparse --howmany with or without --thresholds writes the library's to
 TEST_CASE("sparse --thresholds without --howmany, a bad list, or --howmany with --gpu or --device is a usage error",
           "[sparse-top]") {
     const std::string scan = temp_path("top_missing.h5"), out = temp_path("top_missing_out.h5");
-    auto r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --thresholds 1,2");
-    REQUIRE(r.code == 2);
-    REQUIRE_THAT(r.err, Catch::Contains("--thresholds goes with --howmany"));
-    r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --howmany 5 --thresholds 5,1");
-    REQUIRE(r.code == 2);
-    REQUIRE_THAT(r.err, Catch::Contains("thresholds [5, 1]"));
-    r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --howmany 5 --thresholds 1,x");
-    REQUIRE(r.code == 2);
-    REQUIRE_THAT(r.err, Catch::Contains("--thresholds '1,x'"));
-    r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --howmany 5 --gpu");
-    REQUIRE(r.code == 2);
-    REQUIRE_THAT(r.err, Catch::Contains("--howmany is done on the CPU only"));
-    r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --howmany -3");
-    REQUIRE(r.code == 2);
+    const struct {
+        const char* options;
+        const char* says;  // "" : any message
+    } refused[] = {
+        {"--thresholds 1,2", "--thresholds goes with --howmany"},
+        {"--howmany 5 --thresholds 5,1", "thresholds [5, 1]"},
+        {"--howmany 5 --thresholds 1,x", "--thresholds '1,x'"},
+        {"--howmany 5 --gpu", "--howmany is done on the CPU only"},
+        {"--howmany -3", ""},
+    };
+    for (const auto& c : refused) {
+        const auto r = run_tool("sparse " + scan + " -o " + out + " --cut 2 " + c.options);
+        INFO(c.options << ": " << r.err);
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains(c.says));
+    }
 }
