@@ -176,23 +176,48 @@ Decoder make_cpu_decoder(const SparseJob& job, const ScanInput& scan, const std:
 class DecodersInTheMaking {
 public:
     DecodersInTheMaking(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
-                        const IntegrationMatrix* matrix, const Placement& where, std::shared_future<std::size_t> batch_bytes)
+                        const IntegrationMatrix* matrix, const Placement& where)
         : t0_(Clock::now()) {
-        for (const int device : where.decoders) {
-            made_.push_back(std::async(std::launch::async, [&job, &scan, &use, matrix, device, batch_bytes, this] {
+        const std::shared_future<std::size_t> batch_bytes = batch_bytes_.get_future().share();
+        try {
+            for (const int device : where.decoders) {
+                made_.push_back(std::async(std::launch::async, [&job, &scan, &use, matrix, device, batch_bytes, this] {
 #if BSLZ4_HAVE_CUDA
-                Decoder d = device >= 0 ? make_gpu_decoder(job, scan, use, matrix, device, batch_bytes)
-                                        : make_cpu_decoder(job, scan, use, matrix);
+                    Decoder d = device >= 0 ? make_gpu_decoder(job, scan, use, matrix, device, batch_bytes)
+                                            : make_cpu_decoder(job, scan, use, matrix);
 #else
-                (void)batch_bytes;
-                Decoder d = make_cpu_decoder(job, scan, use, matrix);
+                    (void)batch_bytes;
+                    Decoder d = make_cpu_decoder(job, scan, use, matrix);
 #endif
-                const double s = seconds_since(t0_);
-                std::lock_guard<std::mutex> lock(m_);
-                longest_ = std::max(longest_, s);
-                return d;
-            }));
+                    const double s = seconds_since(t0_);
+                    std::lock_guard<std::mutex> lock(m_);
+                    longest_ = std::max(longest_, s);
+                    return d;
+                }));
+            }
+        } catch (...) {
+            // A thread the system would not start: those started must not wait for the index.
+            index_failed(std::current_exception());
+            throw;
         }
+    }
+    // Left before the index was read (an error on the way): the decoders' threads stop waiting
+    // for it, so that made_'s futures, which wait for those threads, can finish.
+    ~DecodersInTheMaking() {
+        if (!answered_)
+            index_failed(std::make_exception_ptr(Error(ErrorCode::io, "the sparse job ended before its chunk index was read")));
+    }
+    DecodersInTheMaking(const DecodersInTheMaking&) = delete;
+    DecodersInTheMaking& operator=(const DecodersInTheMaking&) = delete;
+    // The largest batch's bytes, once the chunk index is read: the GPU decoders reserve for it.
+    void index_read(std::size_t largest_batch_bytes) {
+        answered_ = true;
+        batch_bytes_.set_value(largest_batch_bytes);
+    }
+    // The index could not be read: the decoders waiting for it stop (their failure is not reported).
+    void index_failed(std::exception_ptr why) {
+        answered_ = true;
+        batch_bytes_.set_exception(std::move(why));
     }
     // Waits for them all; rethrows the first failure.
     std::vector<Decoder> get() {
@@ -209,6 +234,8 @@ private:
     Clock::time_point t0_;
     std::mutex m_;
     double longest_ = 0;
+    std::promise<std::size_t> batch_bytes_;  // outlives the threads that wait on it (made_ goes first)
+    bool answered_ = false;
     std::vector<std::future<Decoder>> made_;
 };
 
@@ -411,8 +438,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     const IntegrationMatrix* matrix_used = job.matrix_spec.empty() ? nullptr : &matrix;
     const Placement where = place(job, scan);
     times.open = seconds_since(t0);
-    std::promise<std::size_t> batch_bytes;  // the largest batch's bytes, once the index is read
-    DecodersInTheMaking making(job, scan, use, matrix_used, where, batch_bytes.get_future().share());
+    DecodersInTheMaking making(job, scan, use, matrix_used, where);
 
     // Every dataset's chunk index first (HDF5 reads its metadata; the chunks are read by position),
     // then one ring sized for the largest batch of any of them.
@@ -434,10 +460,10 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
             parts.push_back(std::move(p));
         }
     } catch (...) {
-        batch_bytes.set_exception(std::current_exception());  // the decoders' threads stop waiting
+        making.index_failed(std::current_exception());  // the decoders' threads stop waiting
         throw;
     }
-    batch_bytes.set_value(slot_bytes);
+    making.index_read(slot_bytes);
     times.index = seconds_since(t0);
     const std::size_t decoders = where.decoders.size();
     const unsigned readers = job.reader_threads ? job.reader_threads
