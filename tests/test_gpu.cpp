@@ -1125,6 +1125,7 @@ TEST_CASE("with most of the GPU held elsewhere, objects fit in what is free, wha
         auto expect_error = [&](const char* what, auto&& call, const std::vector<std::string>& parts,
                                 const std::string& exact = "") {
             std::string message = "(no error)";
+            hog.leave(std::size_t{8} << 20);  // what the driver gave back since (its own reserves) is taken again
             try {
                 call();
             } catch (const Error& e) {
@@ -1317,6 +1318,78 @@ TEST_CASE("reserve grows the staging and device buffers before the first call, w
     const IntegratedBatch g = gpu_csc.multi(s.views(), 3.0), c = cpu_csc.multi(s.views(), 3.0);
     require_same(g.sparse, c.sparse);
     REQUIRE(std::memcmp(g.powder.data, c.powder.data, 40 * 20 * 8) == 0);
+}
+
+namespace {
+
+// The driver refuses every device allocation of more than `limit` bytes while it lives: an
+// out-of-memory that does not depend on what else holds the GPU's memory.
+class LargeDeviceAllocationsRefused {
+public:
+    explicit LargeDeviceAllocationsRefused(std::size_t limit)
+        : api_(const_cast<cuda::detail::DriverApi&>(cuda::detail::driver())) {
+        original() = api_.cuMemAlloc;
+        this->limit() = limit;
+        api_.cuMemAlloc = [](CUdeviceptr* p, std::size_t n) {
+            return n > LargeDeviceAllocationsRefused::limit() ? CUDA_ERROR_OUT_OF_MEMORY : original()(p, n);
+        };
+    }
+    ~LargeDeviceAllocationsRefused() { api_.cuMemAlloc = original(); }
+    LargeDeviceAllocationsRefused(const LargeDeviceAllocationsRefused&) = delete;
+    LargeDeviceAllocationsRefused& operator=(const LargeDeviceAllocationsRefused&) = delete;
+
+private:
+    static std::size_t& limit() {
+        static std::size_t n = 0;
+        return n;
+    }
+    static decltype(cuda::detail::DriverApi::cuMemAlloc)& original() {
+        static decltype(cuda::detail::DriverApi::cuMemAlloc) f = nullptr;
+        return f;
+    }
+    cuda::detail::DriverApi& api_;
+};
+
+}  // namespace
+
+TEST_CASE("a device allocation refused in the middle of a call is an out_of_memory Error naming it, reporting or not, "
+          "never frames quietly skipped; the object works once memory is back", "[gpu][memory]") {
+    const std::size_t ni = 512, nj = 512, n = ni * nj;  // u32: 1 MB frames
+    Stack quiet{ni, nj, PixelType::u32, {}, test::random_mask(n, 4)};
+    Stack noisy = quiet;  // incompressible: each chunk's LZ4 sequences take about 2.8 MB of device memory
+    for (std::uint32_t f = 0; f < 6; ++f) {
+        quiet.chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, PixelType::u32, f), 4));
+        std::vector<std::uint8_t> raw(n * 4);
+        std::mt19937 rng(f + 100);
+        for (auto& b : raw) b = static_cast<std::uint8_t>(rng());
+        noisy.chunks.push_back(encode_chunk(raw, 4));
+    }
+    bslz4::Chunk2Sparse cpu(quiet.mask, ni, nj, PixelType::u32);
+    cuda::Chunk2SparseOptions reporting{2, 4, cuda::Unblock::gpu, -1, Codec::lz4};
+    reporting.on_error = OnError::report;
+    for (const cuda::Chunk2SparseOptions& o :
+         {cuda::Chunk2SparseOptions{2, 4, cuda::Unblock::gpu, -1, Codec::lz4}, reporting}) {
+        INFO("on_error " << (o.on_error == OnError::report ? "report" : "throw_first"));
+        cuda::Chunk2Sparse gpu(quiet.mask, ni, nj, PixelType::u32, o);
+        require_same(gpu.multi(quiet.views(), 5.0), cpu.multi(quiet.views(), 5.0));  // buffers sized for quiet frames
+        std::string message = "(no error)";
+        ErrorCode code = ErrorCode::ok;
+        {
+            // Quiet frames' buffers are far under 2 MB; the noisy frames' chunks and sequences are over.
+            LargeDeviceAllocationsRefused refused(std::size_t{2} << 20);
+            try {
+                gpu.multi(noisy.views(), 5.0);
+            } catch (const Error& e) {
+                message = e.what();
+                code = e.code();
+            }
+        }
+        INFO(message);
+        CHECK(code == ErrorCode::out_of_memory);
+        CHECK_THAT(message, Catch::Contains("cuMemAlloc(") && Catch::Contains("CUDA_ERROR_OUT_OF_MEMORY"));
+        require_same(gpu.multi(noisy.views(), 5.0), cpu.multi(noisy.views(), 5.0));
+        require_same(gpu.multi(quiet.views(), 5.0), cpu.multi(quiet.views(), 5.0));
+    }
 }
 
 TEST_CASE("what the GPU does not decode is refused with a pointer to the CPU class", "[gpu]") {
