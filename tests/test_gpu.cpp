@@ -19,6 +19,7 @@
 #include "bslz4/cuda/device.hpp"
 #include "bslz4/cuda/host_memory.hpp"
 #include "context.hpp"
+#include "driver_allocation_hook.hpp"
 #include "driver_api.hpp"
 #include "error_codes.hpp"
 #include "file_io.hpp"
@@ -1017,22 +1018,6 @@ private:
     std::vector<CUdeviceptr> held_;
 };
 
-// Makes the driver refuse pinned host memory, as a host short of lockable memory does: the
-// library's cuMemHostAlloc entry point answers CUDA_ERROR_OUT_OF_MEMORY while this lives.
-class PinnedMemoryRefused {
-public:
-    PinnedMemoryRefused() : api_(const_cast<cuda::detail::DriverApi&>(cuda::detail::driver())), saved_(api_.cuMemHostAlloc) {
-        api_.cuMemHostAlloc = [](void**, std::size_t, unsigned) { return CUDA_ERROR_OUT_OF_MEMORY; };
-    }
-    ~PinnedMemoryRefused() { api_.cuMemHostAlloc = saved_; }
-    PinnedMemoryRefused(const PinnedMemoryRefused&) = delete;
-    PinnedMemoryRefused& operator=(const PinnedMemoryRefused&) = delete;
-
-private:
-    cuda::detail::DriverApi& api_;
-    decltype(cuda::detail::DriverApi::cuMemHostAlloc) saved_;
-};
-
 // What the process writes on stderr while this lives.
 class StderrCapture {
 public:
@@ -1136,8 +1121,32 @@ TEST_CASE("with most of the GPU held elsewhere, objects fit in what is free, wha
             for (const std::string& p : parts) CHECK(message.find(p) != std::string::npos);
             if (!exact.empty()) CHECK(message == exact);
         };
-        expect_error("lists of incompressible frames", [&] { lists->multi(noisy.views(), 5.0); },
-                     plus(out_of_memory, "cuMemAlloc("));
+        {
+            // Lists of incompressible frames need more memory than is free, unless what the object
+            // already holds is enough (its small groups are unblocked on the host into the dense
+            // frames it has): then they are right and took no device memory.
+            hog.leave(std::size_t{8} << 20);
+            std::string message = "(no error)";
+            std::optional<SparseBatch> got;
+            std::size_t asked = 0;
+            {
+                test::DriverAllocationHook counter;
+                try {
+                    got = lists->multi(noisy.views(), 5.0);
+                } catch (const Error& e) {
+                    message = e.what();
+                }
+                asked = counter.device_count();
+            }
+            std::printf("  lists of incompressible frames: %s (%zu device allocations asked for)\n", message.c_str(), asked);
+            INFO("lists of incompressible frames: " << message << " (" << asked << " device allocations asked for)");
+            if (got) {
+                CHECK(asked == 0);
+                require_same(*got, cpu.multi(noisy.views(), 5.0));
+            } else {
+                for (const std::string& p : plus(out_of_memory, "cuMemAlloc(")) CHECK(message.find(p) != std::string::npos);
+            }
+        }
         expect_error("powders of incompressible frames", [&] { powders->multi(noisy.views(), 5.0); }, out_of_memory);
         expect_error("decompress", [&] { lists->decompress(quiet.views()); },
                      plus(out_of_memory, "cuMemAlloc(device array, 50.3 MB)"));
@@ -1191,7 +1200,7 @@ TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pagea
     std::string warnings;
     {
         StderrCapture err;
-        PinnedMemoryRefused refused;
+        test::DriverAllocationHook refused(test::DriverAllocationHook::Refuse::pinned_memory());
         cuda::Chunk2Sparse a(s.mask, s.ni, s.nj, s.type, {4, 8, cuda::Unblock::gpu, -1, Codec::lz4});
         cuda::Chunk2Sparse b(s.mask, s.ni, s.nj, s.type, {3, 16, cuda::Unblock::cpu, -1, Codec::lz4});
         cuda::Chunk2SparseCSC c(s.mask, s.ni, s.nj, s.type, m, Accumulator::i64);
@@ -1222,55 +1231,6 @@ TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pagea
     CHECK(cuda::copy_bandwidth(cuda::Copy::pinned_to_device, 1 << 20) > 0);
 }
 
-namespace {
-
-// Counts the library's device allocations (cuMemAlloc) and pinned host allocations
-// (cuMemHostAlloc) while it lives, through the driver entry points the library calls.
-class AllocationCounter {
-public:
-    AllocationCounter() : api_(const_cast<cuda::detail::DriverApi&>(cuda::detail::driver())) {
-        device_original() = api_.cuMemAlloc;
-        host_original() = api_.cuMemHostAlloc;
-        device_count() = host_count() = 0;
-        api_.cuMemAlloc = [](CUdeviceptr* p, std::size_t n) {
-            ++device_count();
-            return device_original()(p, n);
-        };
-        api_.cuMemHostAlloc = [](void** p, std::size_t n, unsigned flags) {
-            ++host_count();
-            return host_original()(p, n, flags);
-        };
-    }
-    ~AllocationCounter() {
-        api_.cuMemAlloc = device_original();
-        api_.cuMemHostAlloc = host_original();
-    }
-    AllocationCounter(const AllocationCounter&) = delete;
-    AllocationCounter& operator=(const AllocationCounter&) = delete;
-
-    static std::size_t& device_count() {
-        static std::size_t n = 0;
-        return n;
-    }
-    static std::size_t& host_count() {
-        static std::size_t n = 0;
-        return n;
-    }
-
-private:
-    static decltype(cuda::detail::DriverApi::cuMemAlloc)& device_original() {
-        static decltype(cuda::detail::DriverApi::cuMemAlloc) f = nullptr;
-        return f;
-    }
-    static decltype(cuda::detail::DriverApi::cuMemHostAlloc)& host_original() {
-        static decltype(cuda::detail::DriverApi::cuMemHostAlloc) f = nullptr;
-        return f;
-    }
-    cuda::detail::DriverApi& api_;
-};
-
-}  // namespace
-
 TEST_CASE("reserve grows the staging and device buffers before the first call, which then allocates no device memory; "
           "results unchanged, and calls beyond what was reserved still grow", "[gpu][memory]") {
     const Stack s = eiger_stack(300, 517, PixelType::u16, 40);
@@ -1289,16 +1249,16 @@ TEST_CASE("reserve grows the staging and device buffers before the first call, w
         reserved.reserve(40, longest);
         std::size_t device_reserved = 0, host_reserved = 0, device_grown = 0, host_grown = 0;
         {
-            AllocationCounter counter;
+            test::DriverAllocationHook counter;
             require_same(reserved.multi(s.views(), 3.0), want);
-            device_reserved = AllocationCounter::device_count();
-            host_reserved = AllocationCounter::host_count();
+            device_reserved = counter.device_count();
+            host_reserved = counter.host_count();
         }
         {
-            AllocationCounter counter;
+            test::DriverAllocationHook counter;
             require_same(grown.multi(s.views(), 3.0), want);
-            device_grown = AllocationCounter::device_count();
-            host_grown = AllocationCounter::host_count();
+            device_grown = counter.device_count();
+            host_grown = counter.host_count();
         }
         CHECK(device_reserved == 0);
         CHECK(device_grown > 0);
@@ -1319,38 +1279,6 @@ TEST_CASE("reserve grows the staging and device buffers before the first call, w
     require_same(g.sparse, c.sparse);
     REQUIRE(std::memcmp(g.powder.data, c.powder.data, 40 * 20 * 8) == 0);
 }
-
-namespace {
-
-// The driver refuses every device allocation of more than `limit` bytes while it lives: an
-// out-of-memory that does not depend on what else holds the GPU's memory.
-class LargeDeviceAllocationsRefused {
-public:
-    explicit LargeDeviceAllocationsRefused(std::size_t limit)
-        : api_(const_cast<cuda::detail::DriverApi&>(cuda::detail::driver())) {
-        original() = api_.cuMemAlloc;
-        this->limit() = limit;
-        api_.cuMemAlloc = [](CUdeviceptr* p, std::size_t n) {
-            return n > LargeDeviceAllocationsRefused::limit() ? CUDA_ERROR_OUT_OF_MEMORY : original()(p, n);
-        };
-    }
-    ~LargeDeviceAllocationsRefused() { api_.cuMemAlloc = original(); }
-    LargeDeviceAllocationsRefused(const LargeDeviceAllocationsRefused&) = delete;
-    LargeDeviceAllocationsRefused& operator=(const LargeDeviceAllocationsRefused&) = delete;
-
-private:
-    static std::size_t& limit() {
-        static std::size_t n = 0;
-        return n;
-    }
-    static decltype(cuda::detail::DriverApi::cuMemAlloc)& original() {
-        static decltype(cuda::detail::DriverApi::cuMemAlloc) f = nullptr;
-        return f;
-    }
-    cuda::detail::DriverApi& api_;
-};
-
-}  // namespace
 
 TEST_CASE("a device allocation refused in the middle of a call is an out_of_memory Error naming it, reporting or not, "
           "never frames quietly skipped; the object works once memory is back", "[gpu][memory]") {
@@ -1376,7 +1304,7 @@ TEST_CASE("a device allocation refused in the middle of a call is an out_of_memo
         ErrorCode code = ErrorCode::ok;
         {
             // Quiet frames' buffers are far under 2 MB; the noisy frames' chunks and sequences are over.
-            LargeDeviceAllocationsRefused refused(std::size_t{2} << 20);
+            test::DriverAllocationHook refused(test::DriverAllocationHook::Refuse::device_allocations_over(std::size_t{2} << 20));
             try {
                 gpu.multi(noisy.views(), 5.0);
             } catch (const Error& e) {
