@@ -1,0 +1,2 @@
+// GPU tests (see the tests inside); built into test_gpu.
+#include <catch2/catch.hpp>
