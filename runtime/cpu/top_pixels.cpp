@@ -85,7 +85,7 @@ TopPixelsRule::TopPixelsRule(std::optional<std::size_t> howmany, std::optional<s
 TopPixelsRule::Outcome TopPixelsRule::apply(PixelType type, std::uint8_t* values, std::uint32_t* indices, std::size_t n,
                                             double cut) const {
     if (!howmany_ || n <= *howmany_) return {n, cut, n};
-    const std::vector<double> thresholds = thresholds_ ? *thresholds_ : default_thresholds(cut);
+    const std::vector<double> thresholds = thresholds_for(cut);
     return visit_pixel_type(type, [&](auto zero) {
         using T = decltype(zero);
         return select(reinterpret_cast<T*>(values), indices, n, *howmany_, thresholds, cut);

@@ -38,6 +38,10 @@ public:
     Outcome apply(PixelType type, std::uint8_t* values, std::uint32_t* indices, std::size_t n, double cut) const;
 
     bool active() const { return howmany_.has_value(); }
+    std::optional<std::size_t> howmany() const { return howmany_; }
+    const std::optional<std::vector<double>>& thresholds() const { return thresholds_; }
+    // The thresholds a call with this cut compares with (default_thresholds(cut) when none were given).
+    std::vector<double> thresholds_for(double cut) const { return thresholds_ ? *thresholds_ : default_thresholds(cut); }
 
 private:
     std::optional<std::size_t> howmany_;

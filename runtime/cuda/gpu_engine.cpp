@@ -95,7 +95,7 @@ GpuEngine::GpuEngine(ByteView m, std::size_t ni, std::size_t nj, PixelType t, Ch
       ctx_(resolve_device(o.device)),
       info_(device_info(ctx_.ordinal())),
       staging_threads_(std::max(1u, std::min(kMaxStagingThreads, std::thread::hardware_concurrency()))),
-      collector_(format_, m, powder_spec_, staging_threads_, status_),
+      collector_(format_, m, o.codec, powder_spec_, staging_threads_, status_),
       options_(checked_options(o, t)),
       module_(kernels_for(ctx_, info_)),
       memory_budget_(memory_budget_of(ctx_, info_)),
@@ -108,6 +108,12 @@ GpuEngine::GpuEngine(ByteView m, std::size_t ni, std::size_t nj, PixelType t, Ch
     ScopedContext scope(ctx_);
     slots_.reserve(kSlots);
     for (unsigned k = 0; k < kSlots; ++k) slots_.emplace_back(format_, sizes_.batch, sizes_.group);
+    set_top_pixels(bslz4::detail::TopPixelsRule(options_.howmany, options_.thresholds));
+}
+
+void GpuEngine::set_top_pixels(const bslz4::detail::TopPixelsRule& rule) {
+    kernels_.set_top_pixels(rule);
+    collector_.set_top_pixels(rule);
 }
 
 void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {

@@ -35,6 +35,7 @@
 #include "powder_spec.hpp"
 #include "shared_matrices.hpp"
 #include "thread_pool.hpp"
+#include "top_pixels.hpp"
 
 namespace bslz4::cuda::detail {
 
@@ -46,6 +47,9 @@ public:
 
     // Makes this engine an integrator: the mask folded into the matrix, shared on the device.
     void add_matrix(const IntegrationMatrix& m, Accumulator a);
+    // Top pixels from the next call on (Chunk2Sparse::set_top_pixels): chosen on the device,
+    // and by the host for frames it lists.
+    void set_top_pixels(const bslz4::detail::TopPixelsRule& rule);
 
     // The lists of `nframes` chunks (and their powders, with a matrix): views of this
     // engine's arrays, overwritten by the next call. A bad frame throws, or with

@@ -12,13 +12,18 @@ namespace {
 constexpr std::size_t kParallelListBytes = std::size_t{1} << 20;
 }  // namespace
 
-GroupCollector::GroupCollector(const FrameFormat& format, ByteView mask, const PowderSpec& powders,
+GroupCollector::GroupCollector(const FrameFormat& format, ByteView mask, Codec codec, const PowderSpec& powders,
                                bslz4::detail::ThreadPool& threads, CallStatus& status)
     : format_(format),
       powder_spec_(powders),
       threads_(threads),
       status_(status),
-      cpu_(mask, format.ni, format.nj, format.type, {Codec::lz4, 1}) {}
+      cpu_(mask, format.ni, format.nj, format.type, {codec, 1}) {}
+
+void GroupCollector::set_top_pixels(const bslz4::detail::TopPixelsRule& rule) {
+    top_ = rule;
+    cpu_.set_top_pixels(rule.howmany(), rule.thresholds());
+}
 
 void GroupCollector::reserve(std::size_t nframes) {
     values_.reserve(nframes * format_.npix * format_.bpp);

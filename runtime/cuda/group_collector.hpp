@@ -19,14 +19,17 @@
 #include "host_buffer.hpp"
 #include "powder_spec.hpp"
 #include "thread_pool.hpp"
+#include "top_pixels.hpp"
 
 namespace bslz4::cuda::detail {
 
 class GroupCollector {
 public:
     // `threads` copy the lists of a group into the call's arrays; `status` is the call's.
-    GroupCollector(const FrameFormat& format, ByteView mask, const PowderSpec& powders, bslz4::detail::ThreadPool& threads,
-                   CallStatus& status);
+    GroupCollector(const FrameFormat& format, ByteView mask, Codec codec, const PowderSpec& powders,
+                   bslz4::detail::ThreadPool& threads, CallStatus& status);
+    // The rule the device applied, which the host applies to the frames it lists.
+    void set_top_pixels(const bslz4::detail::TopPixelsRule& rule);
 
     // A call of `nframes` frames begins: room for its results.
     void begin(std::size_t nframes, double cut, const CallOutputs& outputs);
@@ -48,6 +51,7 @@ private:
     bslz4::detail::ThreadPool& threads_;
     CallStatus& status_;
     bslz4::Chunk2Sparse cpu_;  // frames above cap
+    bslz4::detail::TopPixelsRule top_;
     // The last call's.
     CallOutputs outputs_;
     double cut_ = 0;

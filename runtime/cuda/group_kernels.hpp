@@ -13,6 +13,7 @@
 #include "group_slot.hpp"
 #include "powder_spec.hpp"
 #include "shared_matrices.hpp"
+#include "top_pixels.hpp"
 
 namespace bslz4::cuda::detail {
 
@@ -24,6 +25,9 @@ public:
                  std::shared_ptr<const DeviceMask> mask, const PowderSpec& powders);
     // The interleave and integrate kernels for the matrix's accumulator (the context current).
     void add_matrix(const Module& module);
+
+    // Top pixels from the next queue on: the rule kept for the cut of each call.
+    void set_top_pixels(const bslz4::detail::TopPixelsRule& rule) { top_ = rule; }
 
     // Frames first .. first + count of the call, uploaded into `s`.
     void queue(GroupSlot& s, std::size_t first, std::size_t count, const abi::Cut& cut, bool gpu_unblock,
@@ -37,6 +41,7 @@ private:
     CUfunction unblock_, parse_, decode_, scan_, offsets_, write_;
     CUfunction interleave_ = nullptr, integrate_ = nullptr;
     unsigned warps_per_decode_ = 1;
+    bslz4::detail::TopPixelsRule top_;
 };
 
 }  // namespace bslz4::cuda::detail

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "bslz4/byte_view.hpp"
@@ -44,6 +45,9 @@ struct Chunk2SparseOptions {
     // one the GPU refuses though the CPU decodes it is gpu_fault). operator(), coo, decompress
     // and integrate always throw.
     OnError on_error = OnError::throw_first;
+    // Top pixels, as set_top_pixels(howmany, thresholds) below.
+    std::optional<std::size_t> howmany = std::nullopt;
+    std::optional<std::vector<double>> thresholds = std::nullopt;
 };
 
 class Chunk2Sparse {
