@@ -2,10 +2,15 @@
 // Stands between the library and the driver's allocation entry points while it lives: counts
 // the device (cuMemAlloc) and pinned host (cuMemHostAlloc) allocations the library makes, and
 // can refuse them as a GPU or a host short of memory does, whatever else holds memory at the time.
+// It also records each device pointer the driver freed (cuMemFree succeeding, on any thread),
+// so a test can see memory freed exactly once.
 // The entry points are plain function pointers, so the hook's state is static: one hook at a time.
 
+#include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <mutex>
+#include <vector>
 
 #include "driver_api.hpp"
 
@@ -24,10 +29,12 @@ public:
     DriverAllocationHook() : DriverAllocationHook(Refuse::nothing()) {}
     explicit DriverAllocationHook(Refuse refuse) : api_(const_cast<cuda::detail::DriverApi&>(cuda::detail::driver())) {
         State& s = state();
-        s = State{};
         s.refuse = refuse;
+        s.device_count = s.host_count = 0;
+        s.freed.clear();
         s.device_alloc = api_.cuMemAlloc;
         s.host_alloc = api_.cuMemHostAlloc;
+        s.device_free = api_.cuMemFree;
         api_.cuMemAlloc = [](CUdeviceptr* p, std::size_t n) {
             ++state().device_count;
             return n > state().refuse.device_over ? CUDA_ERROR_OUT_OF_MEMORY : state().device_alloc(p, n);
@@ -36,10 +43,19 @@ public:
             ++state().host_count;
             return state().refuse.pinned ? CUDA_ERROR_OUT_OF_MEMORY : state().host_alloc(p, n, flags);
         };
+        api_.cuMemFree = [](CUdeviceptr p) {
+            const CUresult r = state().device_free(p);
+            if (r == CUDA_SUCCESS) {
+                std::lock_guard<std::mutex> lock(state().freed_mutex);
+                state().freed.push_back(p);
+            }
+            return r;
+        };
     }
     ~DriverAllocationHook() {
         api_.cuMemAlloc = state().device_alloc;
         api_.cuMemHostAlloc = state().host_alloc;
+        api_.cuMemFree = state().device_free;
     }
     DriverAllocationHook(const DriverAllocationHook&) = delete;
     DriverAllocationHook& operator=(const DriverAllocationHook&) = delete;
@@ -47,13 +63,25 @@ public:
     // Allocations asked for since the hook was made, refused ones included.
     std::size_t device_count() const { return state().device_count; }
     std::size_t host_count() const { return state().host_count; }
+    // Device memory freed since the hook was made: every free, and those of one pointer.
+    std::size_t free_count() const {
+        std::lock_guard<std::mutex> lock(state().freed_mutex);
+        return state().freed.size();
+    }
+    std::size_t frees_of(CUdeviceptr p) const {
+        std::lock_guard<std::mutex> lock(state().freed_mutex);
+        return static_cast<std::size_t>(std::count(state().freed.begin(), state().freed.end(), p));
+    }
 
 private:
     struct State {
         Refuse refuse = Refuse::nothing();
         decltype(cuda::detail::DriverApi::cuMemAlloc) device_alloc = nullptr;
         decltype(cuda::detail::DriverApi::cuMemHostAlloc) host_alloc = nullptr;
+        decltype(cuda::detail::DriverApi::cuMemFree) device_free = nullptr;
         std::size_t device_count = 0, host_count = 0;
+        std::mutex freed_mutex;
+        std::vector<CUdeviceptr> freed;
     };
     static State& state() {
         static State s;

@@ -1,5 +1,8 @@
 #include "bslz4/cuda/device_array.hpp"
 
+#include <type_traits>
+
+#include "bslz4/pixel_type.hpp"
 #include "device_array_state.hpp"
 
 namespace bslz4::cuda {
@@ -7,6 +10,54 @@ namespace bslz4::cuda {
 namespace {
 const std::vector<std::size_t> kNoShape;
 const std::string kNoType;
+
+DLDataType dlpack_type(const std::string& dtype) {
+    return visit_pixel_type(parse_pixel_type(dtype), [](auto zero) {
+        using T = decltype(zero);
+        const std::uint8_t code = std::is_floating_point_v<T> ? kDLFloat : std::is_signed_v<T> ? kDLInt : kDLUInt;
+        return DLDataType{code, static_cast<std::uint8_t>(8 * sizeof(T)), 1};
+    });
+}
+
+// What a tensor's manager_ctx points to: the tensor itself, its shape and strides, and a share
+// of the array's state, all freed by the tensor's deleter.
+template <class Managed>
+struct Export {
+    Managed managed{};
+    std::vector<std::int64_t> shape, strides;
+    std::shared_ptr<detail::DeviceArrayState> state;
+
+    static void release(Managed* self) noexcept {
+        if (self) delete static_cast<Export*>(self->manager_ctx);
+    }
+};
+
+template <class Managed>
+Managed* export_tensor(const std::shared_ptr<detail::DeviceArrayState>& state, const char* call) {
+    if (!state) throw Error(ErrorCode::bad_argument, std::string(call) + ": the DeviceArray is empty (default-made or moved from)");
+    auto e = std::make_unique<Export<Managed>>();
+    e->state = state;
+    const std::size_t ndim = state->shape.size();
+    e->shape.assign(state->shape.begin(), state->shape.end());
+    e->strides.assign(ndim, 1);
+    std::size_t elements = ndim ? state->shape[ndim - 1] : 1;
+    for (std::size_t d = ndim; d-- > 1;) {
+        e->strides[d - 1] = e->strides[d] * e->shape[d];
+        elements *= state->shape[d - 1];
+    }
+    DLTensor& t = e->managed.dl_tensor;
+    // The spec wants no pointer for a tensor of no elements (the buffer still holds one byte).
+    t.data = elements ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(state->buffer.get())) : nullptr;
+    t.device = DLDevice{kDLCUDA, state->ctx.ordinal()};
+    t.ndim = static_cast<std::int32_t>(ndim);
+    t.dtype = dlpack_type(state->dtype);
+    t.shape = e->shape.data();
+    t.strides = e->strides.data();
+    t.byte_offset = 0;
+    e->managed.manager_ctx = e.get();
+    e->managed.deleter = &Export<Managed>::release;
+    return &e.release()->managed;
+}
 }  // namespace
 
 DeviceArray::DeviceArray() = default;
@@ -29,6 +80,15 @@ std::vector<std::uint8_t> DeviceArray::to_host() const {
                   "cuMemcpyDtoH(device array)");
     detail::check(detail::driver().cuCtxSynchronize(), "cuCtxSynchronize");
     return out;
+}
+
+DLManagedTensor* DeviceArray::to_dlpack() const { return export_tensor<DLManagedTensor>(state_, "to_dlpack"); }
+
+DLManagedTensorVersioned* DeviceArray::to_dlpack_versioned() const {
+    DLManagedTensorVersioned* t = export_tensor<DLManagedTensorVersioned>(state_, "to_dlpack_versioned");
+    t->version = DLPackVersion{1, 0};
+    t->flags = 0;
+    return t;
 }
 
 }  // namespace bslz4::cuda

@@ -1,5 +1,6 @@
 // What a DeviceArray holds: its device's context (retained, so the memory outlives the objects
-// that made it) and the memory itself, released first.
+// that made it) and the memory itself, released first. Shared by the array and the DLPack
+// tensors it exported, so the last of them may go on any thread.
 #pragma once
 #include <string>
 #include <vector>
@@ -20,6 +21,17 @@ struct DeviceArrayState {
         ScopedContext scope(ctx);
         buffer = DeviceBuffer(bytes, "device array");
     }
+    // The last owner may be a consumer's thread with another device's context current, or none.
+    ~DeviceArrayState() {
+        try {
+            ScopedContext scope(ctx);
+            buffer = DeviceBuffer();
+        } catch (...) {
+            // The context could not be made current: the buffer still tries its cuMemFree below.
+        }
+    }
+    DeviceArrayState(const DeviceArrayState&) = delete;
+    DeviceArrayState& operator=(const DeviceArrayState&) = delete;
 };
 
 }  // namespace bslz4::cuda::detail
