@@ -67,6 +67,21 @@ struct Cut {
     double cut;         // the cut as given
 };
 
+// Top pixels (the seed's howmany / thresholds): a frame with more than `howmany` pixels above
+// the cut keeps those above levels[L] too, L the first level fewer than howmany pixels pass
+// (else the last), then the first howmany of them in pixel order. n_levels 0: simply the first
+// howmany. Passed by value to the kernels that choose and list.
+constexpr unsigned kMaxTopLevels = 16;
+struct TopPixels {
+    uint32_t active;    // 0: every pixel above the cut, as without top pixels
+    uint32_t n_levels;
+    uint64_t howmany;
+    Cut levels[kMaxTopLevels];
+};
+// A frame's chosen level: one of 0 .. n_levels - 1, or kNoLevel when its list kept the call's
+// cut (top pixels off, at most howmany pixels, or no levels).
+constexpr int32_t kNoLevel = -1;
+
 // Where a group's frames are: chunks packed in one buffer.
 struct FrameGeometry {
     uint64_t frame_pixels;   // ni * nj

@@ -4,5 +4,6 @@
 #include "lz4_parse.cu"
 #include "decode.cu"
 #include "collect.cu"
+#include "top_pixels.cu"
 #include "interleave.cu"
 #include "integrate.cu"

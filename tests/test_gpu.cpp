@@ -23,43 +23,20 @@
 #include "driver_api.hpp"
 #include "error_codes.hpp"
 #include "file_io.hpp"
+#include "gpu_comparison.hpp"
 #include "matrix_support.hpp"
 #include "reference_cases.hpp"
 #include "test_support.hpp"
 
 using namespace bslz4;
+using test::eiger_stack;
+using test::require_same;
+using test::Stack;
 
 namespace {
 
 const PixelType kGpuTypes[] = {PixelType::u8, PixelType::u16, PixelType::u32, PixelType::i8,
                                PixelType::i16, PixelType::i32, PixelType::f32};
-
-void require_same(const SparseBatch& gpu, const SparseBatch& cpu) {
-    REQUIRE(gpu.nframes == cpu.nframes);
-    const std::size_t bpp = pixel_size(cpu.pixel_type);
-    for (std::size_t f = 0; f < cpu.nframes; ++f) {
-        INFO("frame " << f);
-        const SparseFrame g = gpu.frame(f), c = cpu.frame(f);
-        REQUIRE(g.npixels == c.npixels);
-        REQUIRE(std::memcmp(g.indices, c.indices, c.npixels * 4) == 0);
-        REQUIRE(std::memcmp(g.values, c.values, c.npixels * bpp) == 0);
-    }
-}
-
-struct Stack {
-    std::size_t ni, nj;
-    PixelType type;
-    std::vector<std::vector<std::uint8_t>> chunks;
-    std::vector<std::uint8_t> mask;
-    std::vector<ByteView> views() const { return {chunks.begin(), chunks.end()}; }
-};
-
-Stack eiger_stack(std::size_t ni, std::size_t nj, PixelType t, std::size_t frames) {
-    Stack s{ni, nj, t, {}, synthetic_eiger_mask(ni, nj)};
-    for (std::size_t f = 0; f < frames; ++f)
-        s.chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, t, f % 7), pixel_size(t)));
-    return s;
-}
 
 }  // namespace
 
@@ -1122,13 +1099,16 @@ TEST_CASE("with most of the GPU held elsewhere, objects fit in what is free, wha
             if (!exact.empty()) CHECK(message == exact);
         };
         {
-            // Lists of incompressible frames need more memory than is free, unless what the object
-            // already holds is enough (its small groups are unblocked on the host into the dense
-            // frames it has): then they are right and took no device memory.
+            // Lists of incompressible frames need more memory than is free: an out-of-memory Error,
+            // unless the driver gives what the call asks (what it frees of its own buffers, and
+            // memory the driver kept back from cuMemGetInfo: seen on the H200, 6 allocations granted
+            // with 9.6 MB said free); then the lists are right. The refusal itself is pinned by the
+            // hooked test below, which does not depend on the driver's accounting.
             hog.leave(std::size_t{8} << 20);
+            const std::size_t free_before = hog.free_bytes();
             std::string message = "(no error)";
             std::optional<SparseBatch> got;
-            std::size_t asked = 0;
+            std::size_t asked = 0, asked_bytes = 0;
             {
                 test::DriverAllocationHook counter;
                 try {
@@ -1137,11 +1117,12 @@ TEST_CASE("with most of the GPU held elsewhere, objects fit in what is free, wha
                     message = e.what();
                 }
                 asked = counter.device_count();
+                asked_bytes = counter.device_bytes();
             }
-            std::printf("  lists of incompressible frames: %s (%zu device allocations asked for)\n", message.c_str(), asked);
-            INFO("lists of incompressible frames: " << message << " (" << asked << " device allocations asked for)");
+            std::printf("  lists of incompressible frames: %s (%zu device allocations, %.1f MB, asked for with %.1f MB free)\n",
+                        message.c_str(), asked, asked_bytes / 1e6, free_before / 1e6);
+            INFO("lists of incompressible frames: " << message);
             if (got) {
-                CHECK(asked == 0);
                 require_same(*got, cpu.multi(noisy.views(), 5.0));
             } else {
                 for (const std::string& p : plus(out_of_memory, "cuMemAlloc(")) CHECK(message.find(p) != std::string::npos);
@@ -1323,8 +1304,6 @@ TEST_CASE("a device allocation refused in the middle of a call is an out_of_memo
 TEST_CASE("what the GPU does not decode is refused with a pointer to the CPU class", "[gpu]") {
     const std::vector<std::uint8_t> mask(64, 1);
     REQUIRE_THROWS_WITH(cuda::Chunk2Sparse(mask, 8, 8, PixelType::u64), Catch::Contains("use bslz4::Chunk2Sparse (CPU)"));
-    REQUIRE_THROWS_WITH(cuda::Chunk2Sparse(mask, 8, 8, PixelType::u16, {0, 0, cuda::Unblock::gpu, -1, Codec::zstd}),
-                        Catch::Contains("lz4 chunks only"));
     REQUIRE_THROWS_WITH(cuda::Chunk2Sparse(mask, 8, 9, PixelType::u16), Catch::Contains("mask has 64 bytes"));
     REQUIRE_THROWS_WITH(cuda::Chunk2Sparse(mask, 8, 8, PixelType::u16, {0, 0, cuda::Unblock::gpu, 4096, Codec::lz4}),
                         Catch::Contains("does not exist"));
@@ -1336,8 +1315,6 @@ TEST_CASE("what the GPU does not decode is refused with a pointer to the CPU cla
     // Each with its code: what was asked is not what the GPU does.
     using test::code_thrown_by;
     CHECK(code_thrown_by([&] { cuda::Chunk2Sparse(mask, 8, 8, PixelType::u64); }) == ErrorCode::bad_argument);
-    CHECK(code_thrown_by([&] { cuda::Chunk2Sparse(mask, 8, 8, PixelType::u16, {0, 0, cuda::Unblock::gpu, -1, Codec::zstd}); }) ==
-          ErrorCode::bad_argument);
     CHECK(code_thrown_by([&] { cuda::Chunk2Sparse(mask, 8, 8, PixelType::u16, {0, 0, cuda::Unblock::gpu, 4096, Codec::lz4}); }) ==
           ErrorCode::bad_argument);
     CHECK(code_thrown_by([&] { gpu(small_blocks, 1.0); }) == ErrorCode::bad_argument);

@@ -10,6 +10,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -286,6 +287,39 @@ TEST_CASE("bslz4 sparse's job on every GPU writes what one GPU and the CPU write
     }
     CHECK_THAT(one_says, Catch::Contains(" frame 200: "));
     CHECK(all_says == one_says);
+}
+
+TEST_CASE("bslz4 sparse --howmany on the GPU writes the CPU's top-pixel lists, with and without thresholds",
+          "[gpu][sparse][top_pixels]") {
+    const std::size_t ni = 257, nj = 300, frames = 150;
+    std::vector<std::vector<std::uint8_t>> chunks;
+    for (std::uint32_t f = 0; f < frames; ++f) chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, PixelType::u16, f % 13), 2));
+    const std::string scan = test::temp_path("top_gpu_scan.h5");
+    tool::write_scan(scan, ni, nj, PixelType::u16, frames, {}, chunks);
+    for (const std::optional<std::vector<double>>& thresholds :
+         {std::optional<std::vector<double>>{}, std::optional<std::vector<double>>{std::vector<double>{4, 8, 50}},
+          std::optional<std::vector<double>>{std::vector<double>{}}}) {
+        INFO("thresholds " << (thresholds ? static_cast<long>(thresholds->size()) : -1));
+        std::vector<SparseFile> written;
+        for (const auto where : {tool::SparseJob::Where::cpu, tool::SparseJob::Where::gpu}) {
+            tool::SparseJob job;
+            job.input = scan;
+            job.output = test::temp_path("top_gpu_out.h5");
+            job.cut = 2;
+            job.where = where;
+            job.quiet = true;
+            job.howmany = 15;
+            job.thresholds = thresholds;
+            const std::atomic<bool> never{false};
+            tool::run_sparse_job(job, never);
+            written.push_back(read_sparse(job.output));
+        }
+        CHECK(written[1].nnz == written[0].nnz);
+        CHECK(written[1].row == written[0].row);
+        CHECK(written[1].col == written[0].col);
+        CHECK(written[1].intensity == written[0].intensity);
+        for (std::uint32_t n : written[0].nnz) REQUIRE(n <= 15);
+    }
 }
 
 TEST_CASE("bslz4 sparse --on-error skip on the GPU writes what the CPU writes: the same good frames and powders, the "

@@ -60,7 +60,7 @@ constexpr const char* kHelp =
     "  --howmany N          at most N pixels a frame (ImageD11's top_pixels): a frame with more\n"
     "                       than N above the cut keeps those above the first threshold that\n"
     "                       fewer than N pixels exceed (else the last), then the first N of them\n"
-    "                       in pixel order; the powder still sums the whole frame. On the CPU\n"
+    "                       in pixel order; the powder still sums the whole frame (GPU or CPU)\n"
     "  --thresholds a,b,... with --howmany: at most 16 values, sorted increasing (default\n"
     "                       max(C, 1) * 2**i, i = 0..15); '' for none: simply the first N\n"
     "  --quiet              no progress\n"
@@ -173,8 +173,6 @@ int cmd_sparse(const Args& raw) {
         job.reader_threads = static_cast<unsigned>(readers);
     }
     if (args.has("--howmany")) {
-        if (args.has("--gpu") || args.has("--device"))
-            throw UsageError("--howmany is done on the CPU only for now: leave out --gpu and --device");
         job.howmany = static_cast<std::size_t>(args.count("--howmany", 0));
         if (args.has("--thresholds")) job.thresholds = parse_thresholds(args.get("--thresholds"));
     } else if (args.has("--thresholds")) {

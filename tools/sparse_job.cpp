@@ -114,14 +114,11 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
     p.gpu = job.where == SparseJob::Where::gpu;
 #if BSLZ4_HAVE_CUDA
     const bool gpu_type = scan.codec == Codec::lz4 && pixel_size(scan.type) <= 4 && scan.type != PixelType::f64;
-    // The GPU classes have no top pixels yet: a howmany decodes on the CPU.
-    if (job.howmany && (job.where == SparseJob::Where::gpu || !job.devices.empty()))
-        throw Error(ErrorCode::bad_argument, "--howmany is done on the CPU only for now: leave out --gpu and --device");
     if (job.where == SparseJob::Where::any) {
         // GPUs named are GPUs wanted: none there is an error, never a quiet run on the CPU.
         if (!job.devices.empty() && !cuda::available())
             throw Error(ErrorCode::bad_argument, "--device: no GPU to run on: " + cuda::unavailable_reason());
-        p.gpu = cuda::available() && gpu_type && !job.howmany;
+        p.gpu = cuda::available() && gpu_type;
     }
     if (p.gpu && !cuda::available()) throw Error(ErrorCode::bad_argument, "--gpu: " + cuda::unavailable_reason());
 #else
@@ -149,7 +146,9 @@ Decoder reserved_gpu_decoder(std::string name, std::shared_ptr<Object> o, double
 
 Decoder make_gpu_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
                          const IntegrationMatrix* matrix, int device, const std::shared_future<std::size_t>& batch_bytes) {
-    const cuda::Chunk2SparseOptions o{0, 0, cuda::Unblock::gpu, device, scan.codec, job.on_error};
+    cuda::Chunk2SparseOptions o{0, 0, cuda::Unblock::gpu, device, scan.codec, job.on_error};
+    o.howmany = job.howmany;
+    o.thresholds = job.thresholds;
     const std::string name = "GPU " + std::to_string(device);
     return matrix ? reserved_gpu_decoder(name, std::make_shared<cuda::Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o),
                                          job.cut, batch_bytes)

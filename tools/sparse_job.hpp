@@ -32,8 +32,7 @@ struct SparseJob {
     // the group's bad_frames and go on (report: --on-error skip).
     OnError on_error = OnError::throw_first;
     // Top pixels (--howmany N [--thresholds a,b,c]): as Chunk2Sparse::set_top_pixels. The nnz
-    // written is the count kept. On the CPU only for now: with a howmany the job decodes on
-    // the CPU, and --gpu or --device with one is refused.
+    // written is the count kept; the GPU and the CPU write the same lists.
     std::optional<std::size_t> howmany;
     std::optional<std::vector<double>> thresholds;
     // Positional reads of chunks at once (1 to 16); 0: 2 on the CPU, 2 + 2 a GPU on GPUs (the

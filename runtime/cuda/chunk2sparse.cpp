@@ -33,6 +33,10 @@ DeviceArray Chunk2Sparse::decompress(const std::vector<ByteView>& chunks) {
     return state_->run_to_device(chunks.size(), true, ChunkSource(of_vector));
 }
 
+void Chunk2Sparse::set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds) {
+    state_->set_top_pixels(bslz4::detail::TopPixelsRule(howmany, std::move(thresholds)));
+}
+
 void Chunk2Sparse::reserve(std::size_t frames, std::size_t chunk_bytes) { state_->reserve(frames, chunk_bytes); }
 
 CooFrame Chunk2Sparse::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->nj()); }

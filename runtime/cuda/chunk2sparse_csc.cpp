@@ -47,6 +47,10 @@ DeviceArray Chunk2SparseCSC::decompress(const std::vector<ByteView>& chunks) {
     return state_->run_to_device(chunks.size(), true, ChunkSource(of_vector));
 }
 
+void Chunk2SparseCSC::set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds) {
+    state_->set_top_pixels(bslz4::detail::TopPixelsRule(howmany, std::move(thresholds)));
+}
+
 void Chunk2SparseCSC::reserve(std::size_t frames, std::size_t chunk_bytes) { state_->reserve(frames, chunk_bytes); }
 
 std::size_t Chunk2SparseCSC::last_host() const { return state_->host_frames(); }

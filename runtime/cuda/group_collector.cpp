@@ -36,6 +36,9 @@ void GroupCollector::begin(std::size_t nframes, double cut, const CallOutputs& o
     cut_ = cut;
     host_frames_ = 0;
     npixels_.assign(nframes, 0);
+    last_cut_.assign(nframes, cut);
+    last_nabove_.assign(nframes, 0);
+    thresholds_ = top_.active() ? top_.thresholds_for(cut) : std::vector<double>{};
     if (outputs.lists) {
         values_.reserve(nframes * format_.npix * format_.bpp);
         indices_.reserve(nframes * format_.npix * 4);
@@ -59,6 +62,12 @@ void GroupCollector::queue_downloads(GroupSlot& s, std::size_t first, std::size_
           "cuMemcpyDtoHAsync(pixel counts)");
     check(driver().cuMemcpyDtoHAsync(s.offsets_host.data(), s.frame_offset.get(), count * 8, st),
           "cuMemcpyDtoHAsync(list offsets)");
+    if (outputs_.lists && top_.active()) {
+        check(driver().cuMemcpyDtoHAsync(s.frame_level_host.data(), s.frame_level.get(), count * 4, st),
+              "cuMemcpyDtoHAsync(top-pixel levels)");
+        check(driver().cuMemcpyDtoHAsync(s.nabove_host.data(), s.nabove.get(), count * 8, st),
+              "cuMemcpyDtoHAsync(top-pixel counts)");
+    }
     s.pending = true;
     s.first = first;
     s.count = count;
@@ -107,9 +116,16 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
               "cuMemcpyDtoHAsync(indices)");
         check(driver().cuStreamSynchronize(st), "cuStreamSynchronize");
     }
+    const auto* level = reinterpret_cast<const std::int32_t*>(s.frame_level_host.data());
+    const auto* above = reinterpret_cast<const std::uint64_t*>(s.nabove_host.data());
     for (std::size_t k = 0; k < s.count; ++k) {
         const std::size_t f = s.first + k, n = counts[k];
         npixels_[f] = n;
+        if (status[k] == abi::kFrameOk) {  // a bad frame keeps the call's cut and 0
+            const bool chosen = top_.active() && level[k] != abi::kNoLevel;
+            last_cut_[f] = chosen ? thresholds_.at(static_cast<std::size_t>(level[k])) : cut_;
+            last_nabove_[f] = top_.active() ? static_cast<std::size_t>(above[k]) : n;
+        }
         if (n <= cap) continue;
         // Not sparse: listed on the host. The GPU accepted the chunk: should the CPU not, its
         // verdict stands.
@@ -123,6 +139,8 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
             status_.mark_bad(f, v.code, frame_message(f, v));
             counts[k] = 0;
             npixels_[f] = 0;
+            last_cut_[f] = cut_;
+            last_nabove_[f] = 0;
             if (powder_spec_.matrix && !outputs_.powders)
                 std::memset(powders_.data() + f * powder_spec_.row_bytes(), 0, powder_spec_.row_bytes());
             continue;
@@ -130,6 +148,8 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
         std::memcpy(values_.data() + f * npix * bpp, h.values, h.npixels * bpp);
         std::memcpy(reinterpret_cast<std::uint32_t*>(indices_.data()) + f * npix, h.indices, h.npixels * 4);
         npixels_[f] = h.npixels;
+        last_cut_[f] = h.last_cut;
+        last_nabove_[f] = h.last_nabove;
         ++host_frames_;
     }
     // One capture, so handing the copies to the threads allocates nothing.
@@ -157,7 +177,7 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
 SparseBatch GroupCollector::lists(std::size_t nframes) const {
     return {nframes, format_.npix, npixels_.data(), values_.data(),
             reinterpret_cast<const std::uint32_t*>(indices_.data()), format_.type, status_.codes(), status_.bad(),
-            status_.nbad()};
+            status_.nbad(), last_cut_.data(), last_nabove_.data()};
 }
 
 Powder GroupCollector::powders(std::size_t nframes) const {

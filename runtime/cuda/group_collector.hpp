@@ -57,6 +57,11 @@ private:
     double cut_ = 0;
     bslz4::detail::HostBuffer values_, indices_;
     std::vector<std::size_t> npixels_;
+    // Top pixels: the call's levels, and each frame's final cut and pixels above it (SparseBatch
+    // last_cut, last_nabove).
+    std::vector<double> thresholds_;
+    std::vector<double> last_cut_;
+    std::vector<std::size_t> last_nabove_;
     std::size_t host_frames_ = 0;
     bslz4::detail::HostBuffer powders_;  // nframes x bins
 };

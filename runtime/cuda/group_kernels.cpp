@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "device_cut.hpp"
 #include "kernel_image.hpp"
 #include "launch.hpp"
 
@@ -45,6 +46,19 @@ GroupKernels::GroupKernels(const PrimaryContext& ctx, const Module& module, cons
     scan_ = kernel(module, "bslz4_scan_tiles");
     offsets_ = kernel(module, "bslz4_frame_offsets");
     write_ = kernel(module, "bslz4_write_" + tn);
+    top_levels_ = kernel(module, "bslz4_top_levels_" + tn);
+    top_choose_ = kernel(module, "bslz4_top_choose");
+}
+
+abi::TopPixels GroupKernels::top_pixels_for(double cut) const {
+    abi::TopPixels top{};
+    if (!top_.active()) return top;
+    const std::vector<double> thresholds = top_.thresholds_for(cut);
+    top.active = 1;
+    top.howmany = *top_.howmany();
+    top.n_levels = static_cast<std::uint32_t>(thresholds.size());  // at most kMaxTopLevels (check_thresholds)
+    for (std::size_t l = 0; l < thresholds.size(); ++l) top.levels[l] = make_cut(format_.type, thresholds[l]);
+    return top;
 }
 
 void GroupKernels::add_matrix(const Module& module) {
@@ -62,6 +76,9 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
     const CUstream st = s.stream.get();
     const auto n = static_cast<std::uint32_t>(count);
     const unsigned tiles_x = (geometry.n_tiles + abi::kWarpsPerCta - 1) / abi::kWarpsPerCta;
+    const abi::TopPixels top = outputs.lists ? top_pixels_for(c.cut) : abi::TopPixels{};
+    if (top.active && top.n_levels)
+        grow_device(s.level_count, std::size_t{batch} * top.n_levels * geometry.n_tiles * 4, "top-pixel counts");
     for (std::uint32_t b0 = 0; b0 < n; b0 += batch) {
         const std::uint32_t nb = std::min<std::uint32_t>(batch, n - b0);
         // A part's kernels wait for its chunks only; the parse spans start at its first frame.
@@ -120,6 +137,16 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
         if (!outputs.lists) continue;
         launch(scan_, "bslz4_scan_tiles", {nb, 1, abi::kScanThreads, 0}, st, s.tile_count.as<const std::uint32_t>(),
                geometry.n_tiles, b0, s.tile_offset.as<std::uint32_t>(), s.npixels.as<std::uint64_t>());
+        if (top.active) {
+            if (top.n_levels)
+                launch(top_levels_, "bslz4_top_levels", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, s.dense.as<const void>(),
+                       b0, geometry, mask_->bytes.as<const std::uint8_t>(), c, top, s.tile_count.as<const std::uint32_t>(),
+                       s.npixels.as<const std::uint64_t>(), s.status.as<const std::uint32_t>(),
+                       s.stage_values.as<const void>(), s.level_count.as<std::uint32_t>());
+            launch(top_choose_, "bslz4_top_choose", {nb, 1, abi::kScanThreads, 0}, st, top, b0, geometry.n_tiles,
+                   s.level_count.as<const std::uint32_t>(), s.status.as<const std::uint32_t>(), s.npixels.as<std::uint64_t>(),
+                   s.tile_offset.as<std::uint32_t>(), s.frame_level.as<std::int32_t>(), s.nabove.as<std::uint64_t>());
+        }
         launch(offsets_, "bslz4_frame_offsets", {1, 1, 32, 0}, st, s.npixels.as<const std::uint64_t>(),
                s.status.as<const std::uint32_t>(), b0, nb, std::uint64_t{cap}, s.frame_offset.as<std::uint64_t>());
         launch(write_, "bslz4_write", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, s.dense.as<const void>(), b0,
@@ -127,7 +154,8 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
                s.tile_offset.as<const std::uint32_t>(),
                s.npixels.as<const std::uint64_t>(), s.status.as<const std::uint32_t>(), std::uint64_t{cap},
                s.frame_offset.as<const std::uint64_t>(), s.stage_values.as<const void>(),
-               s.stage_indices.as<const std::uint32_t>(), s.values.as<void>(), s.indices.as<std::uint32_t>());
+               s.stage_indices.as<const std::uint32_t>(), top, s.frame_level.as<const std::int32_t>(),
+               s.level_count.as<const std::uint32_t>(), s.values.as<void>(), s.indices.as<std::uint32_t>());
     }
 }
 

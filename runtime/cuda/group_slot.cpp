@@ -31,6 +31,10 @@ GroupSlot::GroupSlot(const FrameFormat& format, unsigned batch, unsigned group) 
     stage_indices = DeviceBuffer(staged * 4, "staged indices");
     values = DeviceBuffer(std::size_t{group} * cap * bpp, "listed values");
     indices = DeviceBuffer(std::size_t{group} * cap * 4, "listed indices");
+    frame_level = DeviceBuffer(group * 4, "top-pixel levels");
+    nabove = DeviceBuffer(group * 8, "top-pixel counts");
+    frame_level_host = TransferBuffer(group * 4, "top-pixel levels");
+    nabove_host = TransferBuffer(group * 8, "top-pixel counts");
     status_host = TransferBuffer(group * 4, "frame status");
     npixels_host = TransferBuffer(group * 8, "pixel counts");
 }

@@ -47,6 +47,10 @@ struct GroupSlot {
     DeviceBuffer interleaved;   // the batch's frames 16 side by side, for integrate
     DeviceBuffer stage_values, stage_indices;  // pixels the decode kernel lists, per tile
     TransferBuffer powder_host;
+    // Top pixels: the batch's per-tile counts above each level (grown on the first call that
+    // asks), and each frame's chosen level and pixels above its final cut, with their host copies.
+    DeviceBuffer level_count, frame_level, nabove;
+    TransferBuffer frame_level_host, nabove_host;
     // Recorded after the group's host-to-device copies: the staging and meta buffers may be
     // refilled once it has completed, though the group's kernels may still be running.
     Event uploaded;

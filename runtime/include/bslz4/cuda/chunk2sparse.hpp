@@ -67,6 +67,12 @@ public:
     // The dense frames (nframes, ni, nj), left on the GPU in a new array owned by the caller.
     DeviceArray decompress(const std::vector<ByteView>& chunks);
 
+    // Top pixels from the next call on, as bslz4::Chunk2Sparse::set_top_pixels (same results,
+    // last_cut and last_nabove included). Chosen on the device: each frame's list holds at most
+    // howmany pixels there, so a frame with more than cap() pixels above the cut is listed on the
+    // host only when more than cap() are kept (howmany nullopt or above cap()).
+    void set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds = std::nullopt);
+
     // Grows now what calls of up to `frames` chunks of up to `chunk_bytes` bytes each would
     // grow on their first run: the pinned staging the chunks are copied into, the device
     // buffers for them and their LZ4 sequences, and the host arrays of the results; so the

@@ -29,6 +29,8 @@ public:
     // and dense frames (nframes, ni, nj).
     DeviceArray integrate(const std::vector<ByteView>& chunks);
     DeviceArray decompress(const std::vector<ByteView>& chunks);
+    // As bslz4::cuda::Chunk2Sparse::set_top_pixels; the powder always integrates the whole frame.
+    void set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds = std::nullopt);
     // As bslz4::cuda::Chunk2Sparse::reserve, the powders' host array too.
     void reserve(std::size_t frames, std::size_t chunk_bytes);
 
