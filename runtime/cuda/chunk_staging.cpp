@@ -20,14 +20,27 @@ std::size_t total_bytes(std::size_t first, std::size_t count, ChunkSource chunks
 
 }  // namespace
 
-void ChunkStaging::reserve(GroupSlot& s, std::size_t count, std::size_t chunk_bytes) const {
-    grow_transfer(s.chunks_host, count * staged_bytes(chunk_bytes), "chunk staging");
+ChunkStaging::ChunkStaging(const FrameFormat& format, Codec codec, const FrameFaults& faults, bslz4::detail::ThreadPool& threads)
+    : threads_(threads) {
+    if (codec == Codec::zstd) restaging_.emplace(format, faults, threads);
+}
+
+void ChunkStaging::reserve(GroupSlot& s, std::size_t count, std::size_t uploaded) const {
+    grow_transfer(s.chunks_host, count * staged_bytes(uploaded), "chunk staging");
 }
 
 Staged ChunkStaging::stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks) {
     check(driver().cuEventSynchronize(s.uploaded.get()), "cuEventSynchronize");
     std::uint64_t* offs = s.meta();
     std::uint64_t* lens = offs + count;
+    if (restaging_) {
+        // Every restaged chunk has the same length: each takes the same room, set by the frame.
+        const std::size_t room = staged_bytes(restaging_->chunk_bytes());
+        for (std::size_t k = 0; k < count; ++k) offs[k] = k * room;
+        grow_transfer(s.chunks_host, count * room, "chunk staging");
+        restaging_->restage(first, count, chunks, s.chunks_host.data(), offs, lens);
+        return {s.chunks_host.data(), count * room};
+    }
     const std::uint8_t* lo = nullptr;
     const std::uint8_t* hi = nullptr;
     for (std::size_t k = 0; k < count; ++k) {

@@ -1,16 +1,22 @@
-// The first stage: a group's chunks made ready for upload. Chunks that lie in one
+// The first stage: a group's chunks made ready for upload. lz4 chunks that lie in one
 // PinnedHostMemory are uploaded by DMA from where they are; any others are copied into the
 // slot's pinned staging by the host's threads, in pieces, so one large frame is copied by
 // several threads too, with streaming stores (streaming_copy.hpp: H200 host, 9 % faster
-// multi from pageable memory than memcpy).
+// multi from pageable memory than memcpy). zstd chunks are decompressed into staging as lz4
+// chunks of literals (zstd_restaging.hpp), wherever they lie.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "bslz4/codec.hpp"
 #include "chunk_source.hpp"
+#include "frame_faults.hpp"
+#include "frame_format.hpp"
 #include "group_slot.hpp"
 #include "thread_pool.hpp"
+#include "zstd_restaging.hpp"
 
 namespace bslz4::cuda::detail {
 
@@ -26,15 +32,21 @@ inline std::size_t staged_bytes(std::size_t chunk_bytes) { return (chunk_bytes +
 
 class ChunkStaging {
 public:
-    explicit ChunkStaging(bslz4::detail::ThreadPool& threads) : threads_(threads) {}
+    // `faults` gives the verdict on a zstd chunk that does not decode.
+    ChunkStaging(const FrameFormat& format, Codec codec, const FrameFaults& faults, bslz4::detail::ThreadPool& threads);
 
     // Once the slot's previous uploads have read its staging (the kernels of the slot's
     // previous group may still be running, so nothing on the device is touched here): writes
-    // the chunks' offsets and lengths, and copies them unless they are pinned already. The
-    // chunks were checked (FrameFaults::before_upload) by the caller.
+    // the chunks' offsets and lengths, and copies (or restages) them unless they are pinned lz4
+    // chunks already. The chunks were checked (FrameFaults::before_upload) by the caller; zstd
+    // chunks that do not decode are staged empty and listed in refused().
     Staged stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks);
-    // Grows the slot's staging for `count` chunks of `chunk_bytes` (the slot idle).
-    void reserve(GroupSlot& s, std::size_t count, std::size_t chunk_bytes) const;
+    // The last stage's frames whose zstd chunks do not decode, in frame order (none for lz4).
+    const std::vector<ZstdRestaging::Refusal>& refused() const { return restaging_ ? restaging_->refused() : no_refusals_; }
+    // What a chunk of `chunk_bytes` uploads: itself, or a restaged zstd chunk, whatever its length.
+    std::size_t uploaded_bytes(std::size_t chunk_bytes) const { return restaging_ ? restaging_->chunk_bytes() : chunk_bytes; }
+    // Grows the slot's staging for `count` chunks uploading `uploaded` bytes each (the slot idle).
+    void reserve(GroupSlot& s, std::size_t count, std::size_t uploaded) const;
 
 private:
     // One piece of a chunk, copied into staging by one thread.
@@ -45,6 +57,8 @@ private:
     };
 
     bslz4::detail::ThreadPool& threads_;
+    std::optional<ZstdRestaging> restaging_;  // zstd calls only
+    const std::vector<ZstdRestaging::Refusal> no_refusals_;
     std::vector<Piece> pieces_;  // kept between calls: no allocation a call
 };
 

@@ -53,7 +53,7 @@ Verdict FrameFaults::cpu_verdict(ByteView chunk) const {
     try {
         block_starts(chunk, format_.bpp, format_.frame_bytes());
         std::vector<std::uint8_t> scratch(format_.frame_bytes());
-        decode_chunk_into(chunk, format_.bpp, Codec::lz4, scratch.data(), scratch.size());
+        decode_chunk_into(chunk, format_.bpp, codec_, scratch.data(), scratch.size());
     } catch (const Error& e) {
         return {e.code(), e.what()};
     }
@@ -83,7 +83,8 @@ Verdict FrameFaults::before_upload(ByteView c) const {
         field = (std::uint32_t{c.data[8]} << 24) | (std::uint32_t{c.data[9]} << 16) | (std::uint32_t{c.data[10]} << 8) |
                 c.data[11];
     const bool other_blocks = field != 0 && field != abi::kBlockBytes;
-    if (!other_blocks && c.size <= format_.max_chunk_bytes) return {};
+    const bool too_long = codec_ == Codec::lz4 && c.size > format_.max_chunk_bytes;
+    if (!other_blocks && !too_long) return {};
     Verdict why = cpu_verdict(c);
     if (why.ok() && other_blocks)
         why = {fault_code(abi::kBlockSize), "block size " + std::to_string(field) +

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bslz4/byte_view.hpp"
+#include "bslz4/codec.hpp"
 #include "bslz4/error.hpp"
 #include "chunk_source.hpp"
 #include "frame_format.hpp"
@@ -26,11 +27,13 @@ ErrorCode fault_code(std::uint32_t status);
 
 class FrameFaults {
 public:
-    explicit FrameFaults(const FrameFormat& format) : format_(format) {}
+    // `codec`: the call's chunks' (the CPU decoder's verdicts use it).
+    FrameFaults(const FrameFormat& format, Codec codec) : format_(format), codec_(codec) {}
 
-    // Whether the GPU may take `chunk`: not with a block size it does not decode, nor when it is
-    // longer than any chunk of one frame (so no lying length sizes an allocation). A chunk the
-    // CPU rejects too gets the CPU's verdict.
+    // Whether the GPU may take `chunk`: not with a block size it does not decode, nor, an lz4
+    // chunk, when it is longer than any chunk of one frame (so no lying length sizes an
+    // allocation; a zstd chunk is only read on the host, and what it uploads is set by the
+    // frame: zstd_restaging.hpp). A chunk the CPU rejects too gets the CPU's verdict.
     Verdict before_upload(ByteView chunk) const;
     // before_upload for the group's frames, throwing (refuse) at the first refused.
     void check_before_upload(std::size_t first, std::size_t count, ChunkSource chunks) const;
@@ -46,6 +49,7 @@ public:
 
 private:
     const FrameFormat& format_;
+    Codec codec_;
 };
 
 // "frame F: " + the verdict's message, as a call's error and a bad frame's message say it.

@@ -45,8 +45,6 @@ int resolve_device(int requested) {
 }
 
 Chunk2SparseOptions checked_options(Chunk2SparseOptions o, PixelType t) {
-    if (o.codec != Codec::lz4)
-        throw Error(ErrorCode::bad_argument, "the GPU decodes lz4 chunks only; use bslz4::Chunk2Sparse (CPU) for zstd");
     if (pixel_size(t) > 4 || t == PixelType::u64 || t == PixelType::i64 || t == PixelType::f64)
         throw Error(ErrorCode::bad_argument, std::string("the GPU decodes u8 u16 u32 i8 i16 i32 f32 pixels, not ") + pixel_type_name(t) +
                     "; use bslz4::Chunk2Sparse (CPU)");
@@ -101,8 +99,8 @@ GpuEngine::GpuEngine(ByteView m, std::size_t ni, std::size_t nj, PixelType t, Ch
       memory_budget_(memory_budget_of(ctx_, info_)),
       sizes_(choose_sizes(options_, info_, format_.frame_bytes(), memory_budget_)),
       mask_(mask_on(ctx_, mask_host_)),
-      faults_(format_),
-      staging_(staging_threads_),
+      faults_(format_, options_.codec),
+      staging_(format_, options_.codec, faults_, staging_threads_),
       upload_(format_, sizes_.batch, memory_budget_),
       kernels_(ctx_, module_, info_, format_, sizes_.batch, mask_, powder_spec_) {
     ScopedContext scope(ctx_);
@@ -133,7 +131,7 @@ void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in
                        const abi::Cut& cut, ChunkSource chunks) {
     upload_.upload_meta(s, in, count, previous);
     const bool gpu_unblock = options_.unblock == Unblock::gpu && count > kHostUnblockFrames;
-    if (!gpu_unblock) upload_.unblock_on_host(s, first, count, chunks, faults_, status_);
+    if (!gpu_unblock) upload_.unblock_on_host(s, in, first, count, chunks, faults_, status_);
     upload_.upload_chunks(s, in, count);
     kernels_.queue(s, first, count, cut, gpu_unblock, outputs_);
     collector_.queue_downloads(s, first, count);
@@ -145,6 +143,13 @@ void GpuEngine::screen(std::size_t first, std::size_t count, ChunkSource chunks)
         if (status_.is_bad(f)) continue;
         const Verdict v = faults_.before_upload(chunks(f));
         if (!v.ok()) status_.mark_bad(f, v.code, frame_message(f, v));
+    }
+}
+
+void GpuEngine::take_refused(bool reporting) {
+    for (const ZstdRestaging::Refusal& r : staging_.refused()) {
+        if (!reporting) throw Error(r.verdict.code, frame_message(r.frame, r.verdict));
+        status_.mark_bad(r.frame, r.verdict.code, frame_message(r.frame, r.verdict));
     }
 }
 
@@ -168,8 +173,9 @@ std::size_t GpuEngine::group_frames(std::size_t g, std::size_t first, std::size_
 
 void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes) {
     ScopedContext scope(ctx_);
-    // No longer chunk is ever uploaded (FrameFaults::before_upload).
-    chunk_bytes = std::min(chunk_bytes, format_.max_chunk_bytes);
+    // No longer lz4 chunk is ever uploaded (FrameFaults::before_upload); a zstd chunk uploads
+    // its restaged length, whatever its own.
+    chunk_bytes = staging_.uploaded_bytes(std::min(chunk_bytes, format_.max_chunk_bytes));
     // Between calls every slot is idle: its groups were finished, or abandoned after an error.
     std::vector<std::size_t> most(slots_.size(), 0);
     for (std::size_t g = 0, first = 0; first < frames; ++g) {
@@ -215,6 +221,7 @@ SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, 
             try {
                 screen(first, count, chunks);
                 in = staging_.stage(s, first, count, screened);
+                take_refused(status_.reporting());
             } catch (const Error&) {
                 finish_pending(g, chunks);  // an earlier frame's fault is reported first
                 throw;
@@ -272,6 +279,7 @@ double GpuEngine::time_kernels(const std::vector<ByteView>& chunks, double cut, 
         faults_.check_before_upload(0, n, source);
         for (GroupSlot& s : slots_) {
             const Staged in = staging_.stage(s, 0, n, source);
+            take_refused(false);
             upload_.upload_meta(s, in, n, nullptr);
             upload_.upload_chunks(s, in, n);
             kernels_.queue(s, 0, n, c, true, outputs_);  // warm-up, and a check that the chunks are good

@@ -1,12 +1,12 @@
 // The GPU decoding engine behind bslz4::cuda::Chunk2Sparse and Chunk2SparseCSC. A call's
 // frames go through in groups, each group in one of a few slots (group_slot.hpp) and through
 // four stages: staging (chunk_staging.hpp: pinned already, or packed into pinned staging by
-// several host threads), upload (group_upload.hpp), kernels (group_kernels.hpp), and
-// collection (group_collector.hpp: statuses, lists, frames above cap on the host). A group
-// is staged as soon as its slot's previous uploads are done, while the other slots' groups
-// upload and decode on their own streams; the uploads go one at a time in group order, each
-// group's in parts whose kernels start as each part arrives, so uploads, kernels and the
-// host's work overlap.
+// several host threads, zstd chunks decompressed there into lz4 chunks of literals), upload
+// (group_upload.hpp), kernels (group_kernels.hpp), and collection (group_collector.hpp:
+// statuses, lists, frames above cap on the host). A group is staged as soon as its slot's
+// previous uploads are done, while the other slots' groups upload and decode on their own
+// streams; the uploads go one at a time in group order, each group's in parts whose kernels
+// start as each part arrives, so uploads, kernels and the host's work overlap.
 // With a matrix, each batch's dense frames are also integrated on the device.
 #pragma once
 #include <cstddef>
@@ -99,6 +99,9 @@ private:
     // Before a group is staged: the host's checks (FrameFaults::before_upload), each refused
     // frame thrown at once or, when the call reports, marked bad and staged as an empty chunk.
     void screen(std::size_t first, std::size_t count, ChunkSource chunks);
+    // After a group is staged: each frame whose zstd chunk does not decode (ChunkStaging::
+    // refused) thrown at once, the first, or when the call reports marked bad.
+    void take_refused(bool reporting);
     // Finishes the groups still pending after `groups` groups of a call, oldest first: the
     // error reported is that of the earliest frame.
     void finish_pending(std::size_t groups, ChunkSource chunks);

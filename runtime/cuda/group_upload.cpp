@@ -88,27 +88,27 @@ void GroupUpload::upload_chunks(GroupSlot& s, const Staged& in, std::size_t coun
     check(driver().cuEventRecord(s.uploaded.get(), st), "cuEventRecord");
 }
 
-void GroupUpload::unblock_on_host(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks,
+void GroupUpload::unblock_on_host(GroupSlot& s, const Staged& in, std::size_t first, std::size_t count, ChunkSource chunks,
                                   const FrameFaults& faults, CallStatus& call) const {
     const abi::FrameGeometry& geometry = format_.geometry;
     std::uint64_t* offs = s.meta();
+    const std::uint64_t* lens = offs + count;
     std::uint64_t* blocks = offs + 2 * count;
     std::uint64_t* tails = blocks + count * geometry.n_blocks;
     auto* status = reinterpret_cast<std::uint32_t*>(s.status_host.data());
     for (std::size_t k = 0; k < count; ++k) {
-        const ByteView c = chunks(first + k);
         BlockLayout layout;
         try {
-            layout = block_starts(c, format_.bpp, format_.frame_bytes());
+            // The offsets are the uploaded chunk's; the verdicts the caller's chunk's.
+            layout = block_starts(ByteView(in.from + offs[k], lens[k]), format_.bpp, format_.frame_bytes());
         } catch (const Error& e) {
-            const Verdict layout_fault{e.code(), e.what()};
-            if (!call.reporting()) faults.refuse(first, first + k, layout_fault, chunks);
             // A chunk fault of the layout's kind: the kernels skip the frame, its offsets unread.
             status[k] = abi::kChunkShort;
             tails[k] = offs[k];
             if (call.is_bad(first + k)) continue;  // refused before upload, staged empty
-            Verdict v = faults.cpu_verdict(c);
-            if (v.ok()) v = layout_fault;
+            Verdict v = faults.cpu_verdict(chunks(first + k));
+            if (v.ok()) v = {e.code(), e.what()};
+            if (!call.reporting()) faults.refuse(first, first + k, v, chunks);
             call.mark_bad(first + k, v.code, frame_message(first + k, v));
             continue;
         }
