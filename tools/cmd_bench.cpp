@@ -11,6 +11,8 @@
 
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/chunk2sparse_csc.hpp"
+#include "bslz4/decode.hpp"
+#include "bslz4/encode.hpp"
 #include "bench_devices.hpp"
 #include "bench_e2e.hpp"
 #include "bslz4/synthetic_eiger.hpp"
@@ -36,7 +38,8 @@ constexpr const char* kHelp =
     "Decodes and sparsifies a synthetic Eiger 4M stack (2162 x 2068, fixed seed) and prints\n"
     "frames/s and decoded GB/s: on the GPU (chunks already on the device; multi from pinned and\n"
     "from pageable host memory, against the copy bandwidths measured in the same run) and on the\n"
-    "CPU (one thread, all cores). Each section says how long it took.\n"
+    "CPU (one thread, all cores); then the same frames encoded with zstd, on all cores and on the\n"
+    "GPU (which decompresses zstd on the host). Each section says how long it took.\n"
     "  --cpu           the CPU decoder only\n"
     "  --profile P     dense (default: background 0.1-1 counts, ratio about 8), sparse (0.01-0.04,\n"
     "                  ratio about 27), very-sparse (0.0003-0.0015, ratio about 90), or all of them\n"
@@ -192,6 +195,56 @@ GpuFigures bench_gpu(const EigerStack& stack, const IntegrationMatrix& matrix, d
 #endif
 }
 
+// The stack's frames encoded with bitshuffle + zstd (level 3), on all cores.
+EigerStack zstd_stack(const EigerStack& lz4) {
+    EigerStack out = lz4;
+    const std::size_t bpp = pixel_size(lz4.type), frames = lz4.chunks.size();
+    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(frames)));
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w)
+        pool.emplace_back([&, w] {
+            for (std::size_t f = w; f < frames; f += workers)
+                out.chunks[f] = encode_chunk(decode_chunk(lz4.chunks[f], bpp, Codec::lz4), bpp, {Codec::zstd, 0, 3});
+        });
+    for (std::thread& t : pool) t.join();
+    return out;
+}
+
+// zstd: the CPU on all cores against the GPU from pinned (b) and pageable (c) memory, where the
+// zstd blocks are decompressed on the host and the rest runs on the GPU.
+void bench_zstd(const EigerStack& lz4, double cut, double seconds, unsigned threads, bool gpu_wanted, int device) {
+    const auto t0 = Clock::now();
+    const EigerStack stack = zstd_stack(lz4);
+    std::printf("\nzstd: the same frames with bitshuffle + zstd (level 3), %.3f MB compressed on average (ratio %.1f), "
+                "made in %.1f s\n",
+                stack.compressed_bytes() / 1e6 / stack.chunks.size(), stack.compression_ratio(), since(t0));
+    Chunk2Sparse all(stack.mask, stack.ni, stack.nj, stack.type, {Codec::zstd, threads});
+    const auto cpu_views = stack.views(4 * all.threads());
+    const Rate rn = measure(seconds, cpu_views.size(), stack.frame_bytes(), [&] {
+        return total_pixels(all.multi(cpu_views, cut));
+    });
+    char label[64];
+    std::snprintf(label, sizeof label, "cpu, %u threads (multi), zstd", all.threads());
+    print_rate(label, rn, all.threads());
+#if BSLZ4_HAVE_CUDA
+    if (!gpu_wanted || !cuda::available()) return;
+    cuda::Chunk2Sparse gpu(stack.mask, stack.ni, stack.nj, stack.type, {0, 0, cuda::Unblock::gpu, device, Codec::zstd});
+    const auto views = stack.views(4 * gpu.group());
+    const PinnedChunks pinned = pin_chunks(views, device);
+    const Rate rb = measure(seconds, views.size(), stack.frame_bytes(), [&] {
+        return total_pixels(gpu.from_buffer(pinned.base(), pinned.offsets, pinned.lengths, cut));
+    });
+    const Rate rc = measure(seconds, views.size(), stack.frame_bytes(), [&] { return total_pixels(gpu.multi(views, cut)); });
+    std::printf("%-34s %9.0f frames/s  %7.1f GB/s decoded  = %.1f x the cpu's zstd (all cores)\n",
+                pinned.memory.pinned() ? "gpu (b) from pinned memory, zstd" : "gpu (b) from_buffer, zstd", rb.frames_per_s,
+                rb.gb_per_s, rb.frames_per_s / rn.frames_per_s);
+    std::printf("%-34s %9.0f frames/s  %7.1f GB/s decoded  = %.1f x the cpu's zstd (all cores)\n",
+                "gpu (c) from pageable memory, zstd", rc.frames_per_s, rc.gb_per_s, rc.frames_per_s / rn.frames_per_s);
+#else
+    (void)gpu_wanted, (void)device;
+#endif
+}
+
 struct BenchSettings {
     PixelType type;
     std::size_t distinct;
@@ -254,6 +307,9 @@ ProfileFigures bench_profile(SyntheticProfile profile, const BenchSettings& set)
             fig.several = bench_several_gpus(stack, set.cut, set.seconds, set.devices, fig.gpu.a, fig.gpu.b);
         std::printf("[gpu: %.1f s]\n", since(t0));
     }
+    t0 = Clock::now();
+    bench_zstd(stack, set.cut, set.seconds, set.threads, set.gpu, set.devices[0]);
+    std::printf("[zstd: %.1f s]\n", since(t0));
     if (set.e2e) {
         t0 = Clock::now();
         fig.e2e = bench_end_to_end(stack, set.e2e_options);
