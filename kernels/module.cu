@@ -1,5 +1,6 @@
 // The one translation unit nvcc -fatbin compiles into bslz4_kernels.fatbin (a fatbin is one
 // module, and a module is one translation unit). Each kernel family lives in its own file.
+#include "gather.cu"
 #include "unblock.cu"
 #include "lz4_parse.cu"
 #include "decode.cu"

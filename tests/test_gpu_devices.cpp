@@ -207,6 +207,59 @@ TEST_CASE("an object made on GPU k in one thread works when called from another 
     }
 }
 
+TEST_CASE("on one GPU: an object made in one thread is called from another, two threads with an object each run at "
+          "once, and a call into an object already in a call on another thread is refused, the object unharmed",
+          "[gpu][devices][threads]") {
+    const Frames s = eiger_frames(300, 400, PixelType::u16, 200, 9);
+    const Lists want = lists_of(bslz4::Chunk2Sparse(s.mask, s.ni, s.nj, s.type).multi(s.views(), 3.0));
+    std::unique_ptr<cuda::Chunk2Sparse> made;
+    std::thread a([&] { made = std::make_unique<cuda::Chunk2Sparse>(s.mask, s.ni, s.nj, s.type); });
+    a.join();
+    REQUIRE_NOTHROW(expect_equal(lists_of(made->multi(s.views(), 3.0)), want, "called from another thread"));
+    // Two objects, two threads, at once.
+    cuda::Chunk2Sparse second(s.mask, s.ni, s.nj, s.type);
+    std::vector<std::function<void()>> both;
+    for (cuda::Chunk2Sparse* o : {made.get(), &second})
+        both.push_back([o, &s, &want] {
+            for (int round = 0; round < 3; ++round) expect_equal(lists_of(o->multi(s.views(), 3.0)), want, "two objects at once");
+        });
+    REQUIRE_NOTHROW(at_once(both));
+    // One object, two threads: while a long call runs, the other thread's calls are refused.
+    std::atomic<bool> running{true};
+    std::atomic<int> refused{0};
+    std::string says;
+    std::exception_ptr long_call_error;
+    std::thread busy([&] {
+        try {
+            for (int round = 0; round < 20;) {
+                try {
+                    expect_equal(lists_of(made->multi(s.views(), 3.0)), want, "the long calls");
+                    ++round;
+                } catch (const Error& e) {  // refused itself, while the other thread's short call ran
+                    if (std::string(e.what()).find("in a call on another thread") == std::string::npos) throw;
+                }
+            }
+        } catch (...) {
+            long_call_error = std::current_exception();
+        }
+        running = false;
+    });
+    while (running) {
+        try {
+            made->multi({s.views()[0]}, 3.0);
+        } catch (const Error& e) {
+            if (refused++ == 0) says = e.what();
+            CHECK(e.code() == ErrorCode::bad_argument);
+        }
+    }
+    busy.join();
+    if (long_call_error) REQUIRE_NOTHROW(std::rethrow_exception(long_call_error));
+    INFO(says);
+    CHECK(refused > 0);
+    CHECK_THAT(says, Catch::Contains("in a call on another thread") && Catch::Contains("give each thread its own object"));
+    REQUIRE_NOTHROW(expect_equal(lists_of(made->multi(s.views(), 3.0)), want, "after the refusals"));
+}
+
 #if BSLZ4_HAVE_HDF5
 namespace {
 
@@ -320,6 +373,26 @@ TEST_CASE("bslz4 sparse --howmany on the GPU writes the CPU's top-pixel lists, w
         CHECK(written[1].intensity == written[0].intensity);
         for (std::uint32_t n : written[0].nnz) REQUIRE(n <= 15);
     }
+}
+
+TEST_CASE("bslz4 sparse on a bitshuffle-zstd scan decodes on the GPU and writes what the CPU writes",
+          "[gpu][sparse][zstd]") {
+    const std::size_t ni = 257, nj = 300, frames = 150;
+    std::vector<std::vector<std::uint8_t>> chunks;
+    for (std::uint32_t f = 0; f < frames; ++f)
+        chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, PixelType::u16, f % 13), 2, {Codec::zstd, 0, 3}));
+    const std::string scan = test::temp_path("zstd_gpu_scan.h5");
+    tool::write_scan(scan, ni, nj, PixelType::u16, frames, {}, chunks, {Codec::zstd, 3});
+    const tool::SparseSummary cpu = run_job(scan, test::temp_path("zstd_gpu_cpu.h5"), tool::SparseJob::Where::cpu, {});
+    const tool::SparseSummary gpu = run_job(scan, test::temp_path("zstd_gpu_gpu.h5"), tool::SparseJob::Where::any, {});
+    REQUIRE(gpu.frames_per_gpu.size() == 1);  // on the GPU, not quietly on the CPU
+    CHECK(gpu.frames_per_gpu[0] == frames);
+    CHECK(gpu.pixels == cpu.pixels);
+    const SparseFile want = read_sparse(test::temp_path("zstd_gpu_cpu.h5")), got = read_sparse(test::temp_path("zstd_gpu_gpu.h5"));
+    CHECK(got.nnz == want.nnz);
+    CHECK(got.row == want.row);
+    CHECK(got.col == want.col);
+    CHECK(got.intensity == want.intensity);
 }
 
 TEST_CASE("bslz4 sparse --on-error skip on the GPU writes what the CPU writes: the same good frames and powders, the "

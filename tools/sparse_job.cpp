@@ -113,7 +113,7 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
     Placement p;
     p.gpu = job.where == SparseJob::Where::gpu;
 #if BSLZ4_HAVE_CUDA
-    const bool gpu_type = scan.codec == Codec::lz4 && pixel_size(scan.type) <= 4 && scan.type != PixelType::f64;
+    const bool gpu_type = pixel_size(scan.type) <= 4 && scan.type != PixelType::f64;
     if (job.where == SparseJob::Where::any) {
         // GPUs named are GPUs wanted: none there is an error, never a quiet run on the CPU.
         if (!job.devices.empty() && !cuda::available())

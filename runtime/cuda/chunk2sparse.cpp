@@ -37,6 +37,16 @@ void Chunk2Sparse::set_top_pixels(std::optional<std::size_t> howmany, std::optio
     state_->set_top_pixels(bslz4::detail::TopPixelsRule(howmany, std::move(thresholds)));
 }
 
+SparseBatch Chunk2Sparse::from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                      const std::vector<std::uint64_t>& lengths, double cut) {
+    return state_->run_device(device_ptr, offsets, lengths, cut);
+}
+
+DeviceArray Chunk2Sparse::decompress_from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                                 const std::vector<std::uint64_t>& lengths) {
+    return state_->run_device_to_device(device_ptr, offsets, lengths, true);
+}
+
 void Chunk2Sparse::reserve(std::size_t frames, std::size_t chunk_bytes) { state_->reserve(frames, chunk_bytes); }
 
 CooFrame Chunk2Sparse::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->nj()); }

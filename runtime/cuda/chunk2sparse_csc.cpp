@@ -47,6 +47,22 @@ DeviceArray Chunk2SparseCSC::decompress(const std::vector<ByteView>& chunks) {
     return state_->run_to_device(chunks.size(), true, ChunkSource(of_vector));
 }
 
+IntegratedBatch Chunk2SparseCSC::from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                             const std::vector<std::uint64_t>& lengths, double cut) {
+    const SparseBatch b = state_->run_device(device_ptr, offsets, lengths, cut);
+    return {b, state_->powders(offsets.size())};
+}
+
+DeviceArray Chunk2SparseCSC::integrate_from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                                   const std::vector<std::uint64_t>& lengths) {
+    return state_->run_device_to_device(device_ptr, offsets, lengths, false);
+}
+
+DeviceArray Chunk2SparseCSC::decompress_from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                                    const std::vector<std::uint64_t>& lengths) {
+    return state_->run_device_to_device(device_ptr, offsets, lengths, true);
+}
+
 void Chunk2SparseCSC::set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds) {
     state_->set_top_pixels(bslz4::detail::TopPixelsRule(howmany, std::move(thresholds)));
 }

@@ -64,6 +64,9 @@ Verdict FrameFaults::describe(std::uint32_t status, ByteView chunk) const {
     // The CPU decoder names the fault exactly; the GPU's code is the fallback.
     Verdict cpu = cpu_verdict(chunk);
     if (!cpu.ok()) return cpu;
+    // What the host refuses before upload, when the chunk was not screened (read on the device).
+    Verdict host = before_upload(chunk);
+    if (!host.ok()) return host;
     const std::uint32_t block = status >> 8;
     return {ErrorCode::gpu_fault, (block ? "block " + std::to_string(block - 1) + ": " : std::string()) +
                                       fault_name(status & 0xFF) + " (found by the GPU; the CPU decoder accepts this chunk)"};

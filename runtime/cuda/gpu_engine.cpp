@@ -110,6 +110,7 @@ GpuEngine::GpuEngine(ByteView m, std::size_t ni, std::size_t nj, PixelType t, Ch
 }
 
 void GpuEngine::set_top_pixels(const bslz4::detail::TopPixelsRule& rule) {
+    CallGuard guard(caller_);
     kernels_.set_top_pixels(rule);
     collector_.set_top_pixels(rule);
 }
@@ -128,16 +129,33 @@ void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
 }
 
 void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in, std::size_t first, std::size_t count,
-                       const abi::Cut& cut, ChunkSource chunks) {
+                       const abi::Cut& cut, ChunkSource chunks, const DeviceChunks* on_device) {
     upload_.upload_meta(s, in, count, previous);
-    const bool gpu_unblock = options_.unblock == Unblock::gpu && count > kHostUnblockFrames;
+    // Chunks on the device have their block headers walked there: the host does not hold them.
+    const bool gpu_unblock = on_device || (options_.unblock == Unblock::gpu && count > kHostUnblockFrames);
     if (!gpu_unblock) upload_.unblock_on_host(s, in, first, count, chunks, faults_, status_);
-    upload_.upload_chunks(s, in, count);
+    if (on_device)
+        on_device->gather(s, first, count, kernels_.gather_kernel());
+    else
+        upload_.upload_chunks(s, in, count);
     kernels_.queue(s, first, count, cut, gpu_unblock, outputs_);
     collector_.queue_downloads(s, first, count);
 }
 
-void GpuEngine::screen(std::size_t first, std::size_t count, ChunkSource chunks) {
+void GpuEngine::screen_lengths(std::size_t first, std::size_t count, ChunkSource chunks, const DeviceChunks& on_device) {
+    // A chunk longer than any of a frame is read back to be judged as the host judges it; the
+    // block size, in its header, is checked by the unblock kernel instead.
+    for (std::size_t f = first; f < first + count; ++f) {
+        if (status_.is_bad(f) || on_device.length(f) <= format_.max_chunk_bytes) continue;
+        const Verdict v = faults_.before_upload(chunks(f));
+        if (v.ok()) continue;
+        if (!status_.reporting()) faults_.refuse(first, f, v, chunks);
+        status_.mark_bad(f, v.code, frame_message(f, v));
+    }
+}
+
+void GpuEngine::screen(std::size_t first, std::size_t count, ChunkSource chunks, const DeviceChunks* on_device) {
+    if (on_device) return screen_lengths(first, count, chunks, *on_device);
     if (!status_.reporting()) return faults_.check_before_upload(first, count, chunks);
     for (std::size_t f = first; f < first + count; ++f) {
         if (status_.is_bad(f)) continue;
@@ -172,6 +190,7 @@ std::size_t GpuEngine::group_frames(std::size_t g, std::size_t first, std::size_
 }
 
 void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes) {
+    CallGuard guard(caller_);
     ScopedContext scope(ctx_);
     // No longer lz4 chunk is ever uploaded (FrameFaults::before_upload); a zstd chunk uploads
     // its restaged length, whatever its own.
@@ -193,7 +212,8 @@ void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes) {
 }
 
 SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, OnError on_error,
-                           const std::vector<FrameError>& known_bad) {
+                           const std::vector<FrameError>& known_bad, DeviceChunks* on_device) {
+    CallGuard guard(caller_);
     ScopedContext scope(ctx_);
     status_.begin(nframes, on_error);
     for (const FrameError& e : known_bad) status_.mark_bad(e.frame, e.code, e.message);
@@ -219,16 +239,20 @@ SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, 
             const std::size_t count = group_frames(g, first, nframes);
             Staged in;
             try {
-                screen(first, count, chunks);
-                in = staging_.stage(s, first, count, screened);
-                take_refused(status_.reporting());
+                screen(first, count, chunks, on_device);
+                if (on_device) {
+                    in = on_device->stage(s, first, count, status_);
+                } else {
+                    in = staging_.stage(s, first, count, screened);
+                    take_refused(status_.reporting());
+                }
             } catch (const Error&) {
                 finish_pending(g, chunks);  // an earlier frame's fault is reported first
                 throw;
             }
             collector_.finish(s, chunks, faults_);
             try {
-                submit(s, previous, in, first, count, c, screened);
+                submit(s, previous, in, first, count, c, screened, on_device);
             } catch (const Error&) {
                 finish_pending(g, chunks);  // an earlier frame's fault is reported first
                 throw;
@@ -268,6 +292,7 @@ SparseBatch GpuEngine::run_buffer(ByteView base, const std::vector<std::uint64_t
 }
 
 double GpuEngine::time_kernels(const std::vector<ByteView>& chunks, double cut, unsigned repeats) {
+    CallGuard guard(caller_);
     if (chunks.empty() || chunks.size() > sizes_.group)
         throw Error(ErrorCode::bad_argument, "time_on_device takes 1 to group() = " + std::to_string(sizes_.group) + " chunks");
     ScopedContext scope(ctx_);
@@ -308,7 +333,8 @@ double GpuEngine::time_kernels(const std::vector<ByteView>& chunks, double cut, 
     }
 }
 
-DeviceArray GpuEngine::run_to_device(std::size_t nframes, bool frames, ChunkSource chunks) {
+DeviceArray GpuEngine::run_to_device(std::size_t nframes, bool frames, ChunkSource chunks, DeviceChunks* on_device) {
+    CallGuard guard(caller_);  // outputs_ is the call's
     const std::vector<std::size_t> shape = frames ? std::vector<std::size_t>{nframes, format_.ni, format_.nj}
                                                   : std::vector<std::size_t>{nframes, powder_spec_.bins};
     const std::size_t bytes = frames ? nframes * format_.frame_bytes() : nframes * powder_spec_.row_bytes();
@@ -320,8 +346,40 @@ DeviceArray GpuEngine::run_to_device(std::size_t nframes, bool frames, ChunkSour
     } restore{outputs_};
     outputs_.lists = false;
     (frames ? outputs_.dense : outputs_.powders) = &out;
-    run(nframes, 0.0, chunks, OnError::throw_first);
+    run(nframes, 0.0, chunks, OnError::throw_first, {}, on_device);
     return out;
+}
+
+namespace {
+
+// from_device takes lz4 chunks only: a zstd chunk is decompressed on the host, so it would have
+// to be read back whole first.
+void check_device_codec(Codec codec) {
+    if (codec != Codec::lz4)
+        throw Error(ErrorCode::bad_argument, "from_device takes lz4 chunks; zstd chunks are decompressed on the host: "
+                                             "copy them there and call multi or from_buffer");
+}
+
+}  // namespace
+
+SparseBatch GpuEngine::run_device(std::uint64_t base, const std::vector<std::uint64_t>& offsets,
+                                  const std::vector<std::uint64_t>& lengths, double cut) {
+    CallGuard guard(caller_);
+    check_device_codec(options_.codec);
+    ScopedContext scope(ctx_);
+    DeviceChunks on_device(base, offsets, lengths, ctx_.ordinal(), options_.on_error == OnError::report);
+    const auto read_back = [&](std::size_t f) { return on_device.host_copy(f); };
+    return run(offsets.size(), cut, ChunkSource(read_back), options_.on_error, on_device.outside(), &on_device);
+}
+
+DeviceArray GpuEngine::run_device_to_device(std::uint64_t base, const std::vector<std::uint64_t>& offsets,
+                                            const std::vector<std::uint64_t>& lengths, bool frames) {
+    CallGuard guard(caller_);
+    check_device_codec(options_.codec);
+    ScopedContext scope(ctx_);
+    DeviceChunks on_device(base, offsets, lengths, ctx_.ordinal(), false);
+    const auto read_back = [&](std::size_t f) { return on_device.host_copy(f); };
+    return run_to_device(offsets.size(), frames, ChunkSource(read_back), &on_device);
 }
 
 std::unique_ptr<GpuEngine> make_engine(ByteView mask, std::size_t ni, std::size_t nj, PixelType type,

@@ -9,9 +9,11 @@
 // start as each part arrives, so uploads, kernels and the host's work overlap.
 // With a matrix, each batch's dense frames are also integrated on the device.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "bslz4/cuda/chunk2sparse.hpp"
@@ -20,11 +22,13 @@
 #include "bslz4/integration_matrix.hpp"
 #include "bslz4/powder.hpp"
 #include "bslz4/sparse_result.hpp"
+#include "call_guard.hpp"
 #include "call_outputs.hpp"
 #include "call_status.hpp"
 #include "chunk_source.hpp"
 #include "chunk_staging.hpp"
 #include "context.hpp"
+#include "device_chunks.hpp"
 #include "driver_objects.hpp"
 #include "frame_faults.hpp"
 #include "frame_format.hpp"
@@ -55,11 +59,17 @@ public:
     // engine's arrays, overwritten by the next call. A bad frame throws, or with
     // OnError::report is returned bad (bslz4/frame_status.hpp); `known_bad` are frames the
     // caller found bad already (reporting calls), their chunks never read.
+    // With `on_device`, the chunks are on the device already and `chunks` reads them back (only
+    // what the host must see).
     SparseBatch run(std::size_t nframes, double cut, ChunkSource chunks, OnError on_error,
-                    const std::vector<FrameError>& known_bad = {});
+                    const std::vector<FrameError>& known_bad = {}, DeviceChunks* on_device = nullptr);
     // from_buffer: the chunks at offsets[f], lengths[f] of `base`, with the options' on_error. A
     // chunk outside `base` throws before any frame is decoded, or is a bad frame (bad_argument).
     SparseBatch run_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                           const std::vector<std::uint64_t>& lengths, double cut);
+    // from_device: chunk f is lengths[f] bytes at device address base + offsets[f], with the
+    // options' on_error (a chunk outside base's allocation throws first, or is a bad frame).
+    SparseBatch run_device(std::uint64_t base, const std::vector<std::uint64_t>& offsets,
                            const std::vector<std::uint64_t>& lengths, double cut);
     Powder powders(std::size_t nframes) const { return collector_.powders(nframes); }
     // Grows now what calls of up to `frames` chunks of up to `chunk_bytes` bytes would grow on
@@ -67,7 +77,10 @@ public:
     // sequences for the largest group it would take, and the host result arrays.
     void reserve(std::size_t frames, std::size_t chunk_bytes);
     // decompress / integrate: the dense frames or the powders of chunks, left on the device.
-    DeviceArray run_to_device(std::size_t nframes, bool frames, ChunkSource chunks);
+    DeviceArray run_to_device(std::size_t nframes, bool frames, ChunkSource chunks, DeviceChunks* on_device = nullptr);
+    // decompress_from_device / integrate_from_device.
+    DeviceArray run_device_to_device(std::uint64_t base, const std::vector<std::uint64_t>& offsets,
+                                     const std::vector<std::uint64_t>& lengths, bool frames);
     // Kernel time alone, for the bench: the chunks (at most a group) are uploaded once into
     // each slot, then unblocked, decoded, integrated and listed `repeats` times, the slots'
     // streams taking turns as they do in a long call, between two device events.
@@ -95,10 +108,13 @@ private:
     // (in `previous`, if any) is uploaded, and queues its kernels and downloads (the slot's
     // previous group finished).
     void submit(GroupSlot& s, const GroupSlot* previous, const Staged& in, std::size_t first, std::size_t count,
-                const bslz4_abi::Cut& cut, ChunkSource chunks);
+                const bslz4_abi::Cut& cut, ChunkSource chunks, const DeviceChunks* on_device);
     // Before a group is staged: the host's checks (FrameFaults::before_upload), each refused
     // frame thrown at once or, when the call reports, marked bad and staged as an empty chunk.
-    void screen(std::size_t first, std::size_t count, ChunkSource chunks);
+    // Chunks on the device are not read here: only their lengths are checked.
+    void screen(std::size_t first, std::size_t count, ChunkSource chunks, const DeviceChunks* on_device);
+    // The device-input form of `screen`'s length check.
+    void screen_lengths(std::size_t first, std::size_t count, ChunkSource chunks, const DeviceChunks& on_device);
     // After a group is staged: each frame whose zstd chunk does not decode (ChunkStaging::
     // refused) thrown at once, the first, or when the call reports marked bad.
     void take_refused(bool reporting);
@@ -129,6 +145,7 @@ private:
     GroupKernels kernels_;
     std::vector<GroupSlot> slots_;
     CallOutputs outputs_;
+    std::atomic<std::thread::id> caller_{};  // the thread in a call (call_guard.hpp)
 };
 
 // Checks the arguments every GPU class shares, then builds the engine.

@@ -48,6 +48,7 @@ GroupKernels::GroupKernels(const PrimaryContext& ctx, const Module& module, cons
     write_ = kernel(module, "bslz4_write_" + tn);
     top_levels_ = kernel(module, "bslz4_top_levels_" + tn);
     top_choose_ = kernel(module, "bslz4_top_choose");
+    gather_ = kernel(module, "bslz4_gather_chunks");
 }
 
 abi::TopPixels GroupKernels::top_pixels_for(double cut) const {

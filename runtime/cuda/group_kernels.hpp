@@ -28,6 +28,8 @@ public:
 
     // Top pixels from the next queue on: the rule kept for the cut of each call.
     void set_top_pixels(const bslz4::detail::TopPixelsRule& rule) { top_ = rule; }
+    // Copies chunks held in device memory into a slot (DeviceChunks::gather launches it).
+    CUfunction gather_kernel() const { return gather_; }
     // The rule's levels for a call's cut, as the kernels take them (inactive when it is off).
     abi::TopPixels top_pixels_for(double cut) const;
 
@@ -40,7 +42,7 @@ private:
     unsigned batch_;
     std::shared_ptr<const DeviceMask> mask_;
     const PowderSpec& powders_;
-    CUfunction unblock_, parse_, decode_, scan_, offsets_, write_, top_levels_, top_choose_;
+    CUfunction unblock_, parse_, decode_, scan_, offsets_, write_, top_levels_, top_choose_, gather_;
     CUfunction interleave_ = nullptr, integrate_ = nullptr;
     unsigned warps_per_decode_ = 1;
     bslz4::detail::TopPixelsRule top_;

@@ -51,6 +51,9 @@ struct GroupSlot {
     // asks), and each frame's chosen level and pixels above its final cut, with their host copies.
     DeviceBuffer level_count, frame_level, nabove;
     TransferBuffer frame_level_host, nabove_host;
+    // Chunks already on the device (device_chunks.hpp): where each lies in the caller's buffer.
+    DeviceBuffer source_offset;
+    TransferBuffer source_offset_host;
     // Recorded after the group's host-to-device copies: the staging and meta buffers may be
     // refilled once it has completed, though the group's kernels may still be running.
     Event uploaded;

@@ -1,7 +1,9 @@
 // Chunk2Sparse on the GPU: the CPU class's call API, decoding on an NVIDIA GPU through the
-// driver API alone (no CUDA runtime, no toolkit on the host). lz4 chunks of 8 kB blocks, pixel
-// types u8 u16 u32 i8 i16 i32 f32; anything else is refused with a message pointing to the CPU
-// class. Results are host arrays identical to bslz4::Chunk2Sparse's.
+// driver API alone (no CUDA runtime, no toolkit on the host). lz4 or zstd chunks of 8 kB blocks
+// (zstd blocks are decompressed on the host by the staging threads; the bit unshuffle, cut,
+// lists and powders run on the GPU), pixel types u8 u16 u32 i8 i16 i32 f32; anything else is
+// refused with a message pointing to the CPU class. Results are host arrays identical to
+// bslz4::Chunk2Sparse's.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +40,8 @@ struct Chunk2SparseOptions {
     // call's) are always walked on the host, where it is quicker. The results are the same.
     Unblock unblock = Unblock::gpu;
     int device = -1;  // -1: the device of the calling thread's current context, else 0
+    // Codec::zstd: decompressed on the host as above; the same results, codes and messages as
+    // the CPU class.
     Codec codec = Codec::lz4;
     // A bad frame in multi / from_buffer: throw (default) or report it in the batch and return
     // the others, as bslz4::Chunk2SparseOptions::on_error (the same codes and messages as the
@@ -53,7 +57,7 @@ struct Chunk2SparseOptions {
 class Chunk2Sparse {
 public:
     // mask: ni*nj bytes, nonzero = use this pixel. Throws bslz4::Error when there is no usable
-    // GPU (the message says why), for zstd, or for a pixel type the GPU does not decode.
+    // GPU (the message says why), or for a pixel type the GPU does not decode.
     Chunk2Sparse(ByteView mask, std::size_t ni, std::size_t nj, PixelType pixel_type, Chunk2SparseOptions options = {});
     ~Chunk2Sparse();
     Chunk2Sparse(Chunk2Sparse&&) noexcept;
@@ -67,6 +71,18 @@ public:
     // The dense frames (nframes, ni, nj), left on the GPU in a new array owned by the caller.
     DeviceArray decompress(const std::vector<ByteView>& chunks);
 
+    // Chunks already in GPU memory (a detector or GPUDirect Storage wrote them there): chunk f
+    // is lengths[f] bytes at device_ptr + offsets[f]. device_ptr is a CUdeviceptr of this
+    // object's device, as a plain integer; the ranges are checked against the device
+    // allocation it lies in before anything runs (outside: bad_argument, or with
+    // OnError::report a bad frame). The chunks are read on the device only, except a bad
+    // frame's (for its message) and a frame listed on the host. Results as multi's, bit for
+    // bit; lz4 chunks only (zstd chunks are decoded on the host: hand them to multi).
+    SparseBatch from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                            const std::vector<std::uint64_t>& lengths, double cut);
+    DeviceArray decompress_from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                       const std::vector<std::uint64_t>& lengths);
+
     // Top pixels from the next call on, as bslz4::Chunk2Sparse::set_top_pixels (same results,
     // last_cut and last_nabove included). Chosen on the device: each frame's list holds at most
     // howmany pixels there, so a frame with more than cap() pixels above the cut is listed on the
@@ -77,7 +93,8 @@ public:
     // grow on their first run: the pinned staging the chunks are copied into, the device
     // buffers for them and their LZ4 sequences, and the host arrays of the results; so the
     // first call is as quick as the next. Takes what those calls would take, and nothing
-    // shrinks; a call with larger chunks or more frames still grows what it needs.
+    // shrinks; a call with larger chunks or more frames still grows what it needs. (zstd: what
+    // a chunk uploads is set by the frame, whatever the chunk's length.)
     void reserve(std::size_t frames, std::size_t chunk_bytes);
 
     // Frames of the last call with more than cap() pixels, listed on the host instead.

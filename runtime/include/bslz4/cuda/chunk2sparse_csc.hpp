@@ -29,6 +29,13 @@ public:
     // and dense frames (nframes, ni, nj).
     DeviceArray integrate(const std::vector<ByteView>& chunks);
     DeviceArray decompress(const std::vector<ByteView>& chunks);
+    // As bslz4::cuda::Chunk2Sparse::from_device: chunks already in GPU memory.
+    IntegratedBatch from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                const std::vector<std::uint64_t>& lengths, double cut);
+    DeviceArray integrate_from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                      const std::vector<std::uint64_t>& lengths);
+    DeviceArray decompress_from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                       const std::vector<std::uint64_t>& lengths);
     // As bslz4::cuda::Chunk2Sparse::set_top_pixels; the powder always integrates the whole frame.
     void set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds = std::nullopt);
     // As bslz4::cuda::Chunk2Sparse::reserve, the powders' host array too.
