@@ -92,6 +92,9 @@ void print_rate(const char* what, const Rate& r, unsigned threads) {
 }
 constexpr std::size_t kBenchBins = 2000;
 constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+// The top-pixel figures' howmany: under a dense Eiger 4M frame's pixels above cut 10 (about
+// 7,700), so every frame is cut down.
+constexpr std::size_t kBenchHowmany = 1000;
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -187,6 +190,28 @@ GpuFigures bench_gpu(const EigerStack& stack, const IntegrationMatrix& matrix, d
     std::printf("%-34s %9.0f frames/s\n", "gpu (b) from pinned host memory", rbi.frames_per_s);
     std::printf("%-34s %9.0f frames/s   gpu (a) = %.1f x\n", "cpu (all cores)", cpu_powder.frames_per_s,
                 fi / cpu_powder.frames_per_s);
+
+    // Top pixels: at most kBenchHowmany pixels a frame (default thresholds), chosen on the device.
+    cuda::Chunk2Sparse top(stack.mask, stack.ni, stack.nj, stack.type, {0, 0, cuda::Unblock::gpu, device, Codec::lz4});
+    top.set_top_pixels(kBenchHowmany);
+    double tt = top.time_on_device(group, cut, 2);
+    const unsigned rt = static_cast<unsigned>(std::max(2.0, seconds / (tt / 2)));
+    tt = top.time_on_device(group, cut, rt);
+    const double ft = group.size() * rt / tt;
+    const Rate rbt = measure(seconds, nframes, stack.frame_bytes(), [&] {
+        return total_pixels(top.from_buffer(pinned.base(), pinned.offsets, pinned.lengths, cut));
+    });
+    Chunk2Sparse cpu_top(stack.mask, stack.ni, stack.nj, stack.type);
+    cpu_top.set_top_pixels(kBenchHowmany);
+    const auto cpu_views = stack.views(4 * cpu_top.threads());
+    const Rate rct = measure(seconds, cpu_views.size(), stack.frame_bytes(), [&] {
+        return total_pixels(cpu_top.multi(cpu_views, cut));
+    });
+    std::printf("\ntop pixels (howmany %zu, thresholds max(cut, 1) * 2**i):\n", kBenchHowmany);
+    std::printf("%-34s %9.0f frames/s  = %.2f x without\n", "gpu (a) chunks on the device", ft, ft / fa);
+    std::printf("%-34s %9.0f frames/s  = %.2f x without\n", "gpu (b) from pinned host memory", rbt.frames_per_s,
+                rbt.frames_per_s / rb.frames_per_s);
+    std::printf("%-34s %9.0f frames/s   gpu (a) = %.1f x\n", "cpu (all cores)", rct.frames_per_s, ft / rct.frames_per_s);
     return {fa, rb.frames_per_s, rc.frames_per_s};
 #else
     (void)stack, (void)matrix, (void)cut, (void)seconds, (void)device, (void)cpu_all, (void)cpu_powder;
