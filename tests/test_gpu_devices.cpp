@@ -395,6 +395,25 @@ TEST_CASE("bslz4 sparse on a bitshuffle-zstd scan decodes on the GPU and writes 
     CHECK(got.intensity == want.intensity);
 }
 
+TEST_CASE("bslz4 sparse on a scan PyPI's hdf5plugin wrote with Bitshuffle(cname='zstd') decodes on the GPU and writes "
+          "what the CPU writes",
+          "[gpu][sparse][zstd][interop]") {
+    // Made by tests/make_hdf5plugin_zstd_scan.py (h5py 3.16, hdf5plugin 7.1.0): 12 frames, a pixel_mask.
+    const std::string scan = test::env_or("BSLZ4_LOCAL_TESTDATA", "tests/data") + "/hdf5plugin_zstd_scan.h5";
+    const tool::SparseSummary cpu = run_job(scan, test::temp_path("hdf5plugin_zstd_cpu.h5"), tool::SparseJob::Where::cpu, {});
+    const tool::SparseSummary gpu = run_job(scan, test::temp_path("hdf5plugin_zstd_gpu.h5"), tool::SparseJob::Where::any, {});
+    REQUIRE(gpu.frames_per_gpu.size() == 1);
+    CHECK(gpu.frames_per_gpu[0] == 12);
+    CHECK(gpu.pixels == cpu.pixels);
+    CHECK(cpu.pixels > 0);
+    const SparseFile want = read_sparse(test::temp_path("hdf5plugin_zstd_cpu.h5")),
+                     got = read_sparse(test::temp_path("hdf5plugin_zstd_gpu.h5"));
+    CHECK(got.nnz == want.nnz);
+    CHECK(got.row == want.row);
+    CHECK(got.col == want.col);
+    CHECK(got.intensity == want.intensity);
+}
+
 TEST_CASE("bslz4 sparse --on-error skip on the GPU writes what the CPU writes: the same good frames and powders, the "
           "same bad frames with the same codes and messages",
           "[gpu][devices][sparse][bad-frames]") {
