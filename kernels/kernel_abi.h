@@ -20,6 +20,7 @@ constexpr unsigned kDenseAlign = 256;
 constexpr unsigned kScanThreads = 1024;
 constexpr unsigned kUnblockThreads = 128;
 constexpr unsigned kParseThreads = 128;  // lz4_parse: one thread a block
+constexpr unsigned kParseWarps = 4;      // lz4_parse_warp: one warp a block
 constexpr unsigned kGatherThreads = 256;  // gather: one block a chunk
 // integrate sums 16 frames a pass, from a copy of the batch with each pass's 16 frames side
 // by side (interleave.cu).

@@ -1,9 +1,11 @@
 // An LZ4 block as a list of sequences, and the one thread that finds them. Parsing a block is
 // a serial chain (where a sequence starts depends on every length before it); when a whole
 // warp walked that chain together, each of its 32 lanes ran the same ~80 instructions per
-// sequence, most of the decode's time. So one thread parses one block, 32 blocks a warp at
-// once, and writes each sequence as an 8-byte descriptor; the decode warp (lz4_block.cuh)
-// then only copies. The parse checks every read against the input's end and every length
+// sequence, most of the decode's time. So one thread parses one block (32 blocks a warp at
+// once in lz4_parse.cu; one block a warp in lz4_parse_warp.cu, for few frames), and writes
+// each sequence as an 8-byte descriptor; the decode warp (lz4_block.cuh) then only copies.
+// The walk (lz4_walk_sequences) reads its block through an input that each kernel shapes to
+// itself (BlockInput here, WholeBlockInput in lz4_parse_warp.cu), so the rules are written once. The parse checks every read against the input's end and every length
 // and offset against the output's, so the copies that follow need no checks, and it keeps the
 // format's rules exactly as the CPU decoder does (the list at the top of runtime/cpu/lz4_block.cpp:
 // no offset 0, no match starting in the block's last 12 bytes or ending in its last 5). An error
@@ -121,7 +123,8 @@ __device__ inline void prefetch_block(const uint8_t* in, unsigned len) {
 // Adds LZ4's length-extension bytes (255 = continue, the first other byte ends) to len; false
 // if the input ends first. Four bytes are looked at a time: a match over several zero
 // bit-planes has a run of 255s, and a thread walking it byte by byte held its warp back.
-__device__ inline bool lz4_extend(BlockInput& in, unsigned in_len, unsigned& ip, unsigned& len) {
+template <class Input>
+__device__ inline bool lz4_extend(Input& in, unsigned in_len, unsigned& ip, unsigned& len) {
     for (;;) {
         if (ip >= in_len) return false;
         const uint32_t w = in.word(ip);
@@ -140,15 +143,15 @@ __device__ inline bool lz4_extend(BlockInput& in, unsigned in_len, unsigned& ip,
     }
 }
 
-// Parses in[0, in_len), a block that must decode to exactly out_len bytes, into seq[0, *count).
-// seq has room for in_len / kInputBytesPerSequence + 1 sequences, as every sequence but the
-// last takes at least a token and a 2-byte offset. Returns 0 or a bslz4_abi::FaultCode.
-// window: the thread's kWindowLines lines of shared memory (BlockInput).
-__device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ block, unsigned in_len, unsigned out_len,
-                                           uint4* window, uint2* __restrict__ seq, unsigned* count) {
+// Walks the block that `in` reads (in_len bytes, which must decode to exactly out_len bytes)
+// into seq[0, *count). seq has room for in_len / kInputBytesPerSequence + 1 sequences, as every
+// sequence but the last takes at least a token and a 2-byte offset. Returns 0 or a
+// bslz4_abi::FaultCode. Input: byte(i) and word(i) as BlockInput's, and top_up(i), called with
+// where the walk reads next at a point every thread of the warp walking reaches together.
+template <class Input>
+__device__ inline unsigned lz4_walk_sequences(Input& in, unsigned in_len, unsigned out_len, uint2* __restrict__ seq,
+                                              unsigned* count) {
     using namespace bslz4_abi;
-    prefetch_block(block, in_len);
-    BlockInput in(block, in_len, window);
     unsigned ip = 0, op = 0, n = 0;
     for (;;) {
         if (ip >= in_len) return kLz4Truncated;
@@ -181,6 +184,15 @@ __device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ block, un
     if (op != out_len) return kLz4TooFew;
     *count = n;
     return 0;
+}
+
+// lz4_walk_sequences over block[0, in_len) read through a BlockInput; window: the thread's
+// kWindowLines lines of shared memory.
+__device__ inline unsigned lz4_parse_block(const uint8_t* __restrict__ block, unsigned in_len, unsigned out_len,
+                                           uint4* window, uint2* __restrict__ seq, unsigned* count) {
+    prefetch_block(block, in_len);
+    BlockInput in(block, in_len, window);
+    return lz4_walk_sequences(in, in_len, out_len, seq, count);
 }
 
 }  // namespace bslz4_kernels

@@ -3,6 +3,7 @@
 #include "gather.cu"
 #include "unblock.cu"
 #include "lz4_parse.cu"
+#include "lz4_parse_warp.cu"
 #include "decode.cu"
 #include "collect.cu"
 #include "top_pixels.cu"

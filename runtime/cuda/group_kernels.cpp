@@ -11,6 +11,12 @@ namespace bslz4::cuda::detail {
 
 namespace {
 
+// Parse launches of at most this many frames take a warp a block (lz4_parse_warp.cu): a
+// one-frame call's parse, H200, dense Eiger 4M frame, about 50 us against 107 us with a thread a
+// block. Larger spans keep a thread a block, which needs the fewest warps for many frames (H200,
+// multi of dense frames, a call: 4 frames 478 against 510 us, 8 the same, 16 1,478 against 1,347).
+constexpr std::uint32_t kWarpParseFrames = 4;
+
 // Warps a decode block: each needs kSharedPerWarp bytes of shared memory, so the warps a
 // multiprocessor holds depend on how that memory divides into blocks (a block also costs the
 // reserved bytes). The most warps wins; among equals, the smaller block.
@@ -38,6 +44,7 @@ GroupKernels::GroupKernels(const PrimaryContext& ctx, const Module& module, cons
     const std::string tn = pixel_type_name(format.type);
     unblock_ = kernel(module, "bslz4_unblock");
     parse_ = kernel(module, "bslz4_lz4_parse");
+    parse_warp_ = kernel(module, "bslz4_lz4_parse_warp");
     decode_ = kernel(module, "bslz4_decode_" + tn);
     warps_per_decode_ = decode_warps(info);
     check(driver().cuFuncSetAttribute(decode_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -101,7 +108,10 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
         const std::uint32_t span_first = part_first + (b0 - part_first) / span_frames * span_frames;
         if (b0 == span_first && geometry.n_blocks) {  // a frame of fewer than 8 pixels is all raw tail
             const std::uint32_t span = std::min<std::uint32_t>(span_frames, part_end - b0);
-            launch(parse_, "bslz4_lz4_parse", {(geometry.n_blocks + abi::kParseThreads - 1) / abi::kParseThreads, span, abi::kParseThreads, 0},
+            const bool by_warp = span <= kWarpParseFrames;
+            const unsigned per_cta = by_warp ? abi::kParseWarps : abi::kParseThreads;
+            launch(by_warp ? parse_warp_ : parse_, by_warp ? "bslz4_lz4_parse_warp" : "bslz4_lz4_parse",
+                   {(geometry.n_blocks + per_cta - 1) / per_cta, span, by_warp ? abi::kParseWarps * 32 : abi::kParseThreads, 0},
                    st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
                    s.block_offset.as<const std::uint64_t>(), s.seq_first.as<const std::uint64_t>(),
                    s.status.as<std::uint32_t>(), b0, geometry, s.sequences.as<void>(), s.seq_count.as<std::uint32_t>());

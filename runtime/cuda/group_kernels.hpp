@@ -1,6 +1,7 @@
 // The third stage: the kernels of one uploaded group, queued on its slot's stream. Unblock
-// (on the GPU), then batch by batch: parse the LZ4 blocks (one launch for a span of batches),
-// decode, integrate (with a matrix), and scan the tiles and write each frame's list.
+// (on the GPU), then batch by batch: parse the LZ4 blocks (one launch for a span of batches: a
+// thread a block, or a warp a block when the span has few frames), decode, integrate (with a
+// matrix), and scan the tiles and write each frame's list.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -42,7 +43,7 @@ private:
     unsigned batch_;
     std::shared_ptr<const DeviceMask> mask_;
     const PowderSpec& powders_;
-    CUfunction unblock_, parse_, decode_, scan_, offsets_, write_, top_levels_, top_choose_, gather_;
+    CUfunction unblock_, parse_, parse_warp_, decode_, scan_, offsets_, write_, top_levels_, top_choose_, gather_;
     CUfunction interleave_ = nullptr, integrate_ = nullptr;
     unsigned warps_per_decode_ = 1;
     bslz4::detail::TopPixelsRule top_;
