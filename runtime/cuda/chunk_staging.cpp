@@ -29,7 +29,7 @@ void ChunkStaging::reserve(GroupSlot& s, std::size_t count, std::size_t uploaded
     grow_transfer(s.chunks_host, count * staged_bytes(uploaded), "chunk staging");
 }
 
-Staged ChunkStaging::stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks) {
+Staged ChunkStaging::stage(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource chunks, const BesideStaging& beside) {
     check(driver().cuEventSynchronize(s.uploaded.get()), "cuEventSynchronize");
     std::uint64_t* offs = s.meta();
     std::uint64_t* lens = offs + count;
@@ -72,15 +72,20 @@ Staged ChunkStaging::stage(GroupSlot& s, std::size_t first, std::size_t count, C
         for (std::size_t at = 0; at < c.size; at += kStagingPiece)
             pieces_.push_back({s.chunks_host.data() + offs[k] + at, c.data + at, std::min(kStagingPiece, c.size - at)});
     }
-    const auto copy = [this](std::size_t t, unsigned) {
-        const Piece& p = pieces_[t];
+    // `beside` is task 0, so the thread that takes it (the calling thread, already awake) starts
+    // it first: it is the longest task (H200 host, dense Eiger 4M frame: the header walk 38 to
+    // 49 us; the whole copy, in 256 kB pieces, 41 us).
+    const std::size_t extra = beside ? 1 : 0;
+    const auto copy = [this, &beside, extra](std::size_t t, unsigned) {
+        if (t < extra) return beside();
+        const Piece& p = pieces_[t - extra];
         streaming_copy(p.to, p.from, p.bytes);
     };
-    if (pieces_.size() == 1)
+    if (pieces_.size() + extra == 1)
         copy(0, 0);
-    else if (!pieces_.empty())
-        threads_.run(pieces_.size(), copy);
-    return {s.chunks_host.data(), total};
+    else if (pieces_.size() + extra > 1)
+        threads_.run(pieces_.size() + extra, copy);
+    return {s.chunks_host.data(), total, extra == 1};
 }
 
 }  // namespace bslz4::cuda::detail

@@ -30,7 +30,8 @@ constexpr unsigned kMaxStagingThreads = 16;
 // Groups of at most this many frames have their block headers walked on the host, whatever
 // options.unblock says: the GPU's walk is one thread a frame (H200: about 230 us for the 1,092
 // headers of a dense Eiger 4M frame, the most of a one-frame call's kernels), the host's about
-// 6 us a frame. Larger groups keep the GPU's walk, which overlaps the other slots' work.
+// 38 us a frame, beside the copy into staging. Larger groups keep the GPU's walk, which
+// overlaps the other slots' work.
 constexpr std::size_t kHostUnblockFrames = 4;
 
 int resolve_device(int requested) {
@@ -132,14 +133,23 @@ void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in
                        const abi::Cut& cut, ChunkSource chunks, const DeviceChunks* on_device) {
     upload_.upload_meta(s, in, count, previous);
     // Chunks on the device have their block headers walked there: the host does not hold them.
-    const bool gpu_unblock = on_device || (options_.unblock == Unblock::gpu && count > kHostUnblockFrames);
-    if (!gpu_unblock) upload_.unblock_on_host(s, in, first, count, chunks, faults_, status_);
+    const bool host_walk = walks_on_host(count, on_device);
+    if (host_walk && !in.beside_ran) {  // not walked while staged: walked here, as staged
+        const std::uint64_t* offs = s.meta();
+        const auto staged = [&](std::size_t f) { return ByteView(in.from + offs[f - first], offs[count + f - first]); };
+        upload_.walk_headers(s, first, count, ChunkSource(staged), chunks, faults_, status_);
+    }
+    if (host_walk) upload_.upload_walked(s, count);
     if (on_device)
         on_device->gather(s, first, count, kernels_.gather_kernel());
     else
         upload_.upload_chunks(s, in, count);
-    kernels_.queue(s, first, count, cut, gpu_unblock, outputs_);
+    kernels_.queue(s, first, count, cut, !host_walk, outputs_);
     collector_.queue_downloads(s, first, count);
+}
+
+bool GpuEngine::walks_on_host(std::size_t count, const DeviceChunks* on_device) const {
+    return !on_device && (options_.unblock != Unblock::gpu || count <= kHostUnblockFrames);
 }
 
 void GpuEngine::screen_lengths(std::size_t first, std::size_t count, ChunkSource chunks, const DeviceChunks& on_device) {
@@ -238,12 +248,16 @@ SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, 
             GroupSlot& s = slots_[g % slots_.size()];
             const std::size_t count = group_frames(g, first, nframes);
             Staged in;
+            // The host's walk of an lz4 group's headers reads the caller's chunks (the bytes it
+            // uploads) while they are copied into staging.
+            const auto walk = [&] { upload_.walk_headers(s, first, count, screened, screened, faults_, status_); };
             try {
                 screen(first, count, chunks, on_device);
                 if (on_device) {
                     in = on_device->stage(s, first, count, status_);
                 } else {
-                    in = staging_.stage(s, first, count, screened);
+                    in = staging_.stage(s, first, count, screened,
+                                        walks_on_host(count, nullptr) ? BesideStaging(walk) : BesideStaging());
                     take_refused(status_.reporting());
                 }
             } catch (const Error&) {

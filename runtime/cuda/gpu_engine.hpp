@@ -109,6 +109,9 @@ private:
     // previous group finished).
     void submit(GroupSlot& s, const GroupSlot* previous, const Staged& in, std::size_t first, std::size_t count,
                 const bslz4_abi::Cut& cut, ChunkSource chunks, const DeviceChunks* on_device);
+    // Whether a group of `count` frames has its block headers walked on the host (not when its
+    // chunks are on the device).
+    bool walks_on_host(std::size_t count, const DeviceChunks* on_device) const;
     // Before a group is staged: the host's checks (FrameFaults::before_upload), each refused
     // frame thrown at once or, when the call reports, marked bad and staged as an empty chunk.
     // Chunks on the device are not read here: only their lengths are checked.

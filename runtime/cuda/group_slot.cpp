@@ -11,7 +11,7 @@ GroupSlot::GroupSlot(const FrameFormat& format, unsigned batch, unsigned group) 
     upload_stream = make_stream();
     uploaded = make_event();
     for (Event& e : part_uploaded) e = make_event();
-    meta_host = TransferBuffer(group * (2 + geometry.n_blocks + 1) * sizeof(std::uint64_t), "frame offsets");
+    meta_host = TransferBuffer(group * ((2 + geometry.n_blocks + 1) * sizeof(std::uint64_t) + sizeof(std::uint32_t)), "frame offsets");
     chunk_offset = DeviceBuffer(group * 8, "chunk offsets");
     chunk_length = DeviceBuffer(group * 8, "chunk lengths");
     block_offset = DeviceBuffer(std::size_t{group} * geometry.n_blocks * 8, "block offsets");

@@ -36,7 +36,7 @@ struct GroupSlot {
     CUstream copy_stream() const { return copies_on_kernel_stream ? stream.get() : upload_stream.get(); }
     TransferBuffer chunks_host;  // staging for chunks not in one PinnedHostMemory
     DeviceBuffer chunks_dev;
-    TransferBuffer meta_host;  // chunk offsets and lengths, then the cpu-unblock offsets
+    TransferBuffer meta_host;  // chunk offsets and lengths, then the host walk's offsets and statuses
     DeviceBuffer chunk_offset, chunk_length, block_offset, tail_offset, status, tile_count, tile_offset, npixels;
     DeviceBuffer frame_offset, dense, values, indices;
     DeviceBuffer seq_first, seq_count, sequences;  // lz4_parse's sequences, for the span in hand

@@ -88,19 +88,18 @@ void GroupUpload::upload_chunks(GroupSlot& s, const Staged& in, std::size_t coun
     check(driver().cuEventRecord(s.uploaded.get(), st), "cuEventRecord");
 }
 
-void GroupUpload::unblock_on_host(GroupSlot& s, const Staged& in, std::size_t first, std::size_t count, ChunkSource chunks,
-                                  const FrameFaults& faults, CallStatus& call) const {
+void GroupUpload::walk_headers(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource uploaded, ChunkSource chunks,
+                               const FrameFaults& faults, CallStatus& call) const {
     const abi::FrameGeometry& geometry = format_.geometry;
     std::uint64_t* offs = s.meta();
-    const std::uint64_t* lens = offs + count;
     std::uint64_t* blocks = offs + 2 * count;
     std::uint64_t* tails = blocks + count * geometry.n_blocks;
-    auto* status = reinterpret_cast<std::uint32_t*>(s.status_host.data());
+    auto* status = reinterpret_cast<std::uint32_t*>(tails + count);
     for (std::size_t k = 0; k < count; ++k) {
         BlockLayout layout;
         try {
             // The offsets are the uploaded chunk's; the verdicts the caller's chunk's.
-            layout = block_starts(ByteView(in.from + offs[k], lens[k]), format_.bpp, format_.frame_bytes());
+            layout = block_starts(uploaded(first + k), format_.bpp, format_.frame_bytes());
         } catch (const Error& e) {
             // A chunk fault of the layout's kind: the kernels skip the frame, its offsets unread.
             status[k] = abi::kChunkShort;
@@ -116,6 +115,13 @@ void GroupUpload::unblock_on_host(GroupSlot& s, const Staged& in, std::size_t fi
         tails[k] = offs[k] + layout.tail_offset;
         status[k] = abi::kFrameOk;
     }
+}
+
+void GroupUpload::upload_walked(GroupSlot& s, std::size_t count) const {
+    const abi::FrameGeometry& geometry = format_.geometry;
+    const std::uint64_t* blocks = s.meta() + 2 * count;
+    const std::uint64_t* tails = blocks + count * geometry.n_blocks;
+    const auto* status = reinterpret_cast<const std::uint32_t*>(tails + count);
     const CUstream st = s.copy_stream();
     check(driver().cuMemcpyHtoDAsync(s.block_offset.get(), blocks, count * geometry.n_blocks * 8, st),
           "cuMemcpyHtoDAsync(block offsets)");

@@ -25,13 +25,17 @@ public:
     // why that is always room enough). Sets the slot's parts and parse span (a parse launch
     // stays inside a part).
     void upload_meta(GroupSlot& s, const Staged& in, std::size_t count, const GroupSlot* previous) const;
-    // The host walks the block headers of each chunk as staged (`in`: a zstd chunk restaged, an
-    // lz4 chunk as it is) and uploads the block and tail offsets and the statuses: OK, or (a bad
-    // layout) a fault the kernels skip the frame for, the frame marked bad in `status` with the
-    // CPU decoder's verdict on the caller's chunk (`chunks`) when the call reports, else refused
-    // (thrown) as the CPU decoder would.
-    void unblock_on_host(GroupSlot& s, const Staged& in, std::size_t first, std::size_t count, ChunkSource chunks,
-                         const FrameFaults& faults, CallStatus& status) const;
+    // The host walks the block headers of each chunk as uploaded (`uploaded`: a zstd chunk
+    // restaged, an lz4 chunk's own bytes wherever they lie; the slot's meta holds their offsets
+    // in the upload) into the slot's meta: the block and tail offsets and the statuses, OK or (a
+    // bad layout) a fault the kernels skip the frame for, the frame marked bad in `status` with
+    // the CPU decoder's verdict on the caller's chunk (`chunks`) when the call reports, else
+    // refused (thrown) as the CPU decoder would. Touches neither the device nor what the slot's
+    // previous group downloads, so it may run before that group is finished.
+    void walk_headers(GroupSlot& s, std::size_t first, std::size_t count, ChunkSource uploaded, ChunkSource chunks,
+                      const FrameFaults& faults, CallStatus& status) const;
+    // Uploads what walk_headers wrote, on the slot's upload stream.
+    void upload_walked(GroupSlot& s, std::size_t count) const;
     // The chunks, part by part, each part's event recorded after it; then the slot's
     // `uploaded`. Chunks not laid out in frame order go as one part.
     void upload_chunks(GroupSlot& s, const Staged& in, std::size_t count) const;
