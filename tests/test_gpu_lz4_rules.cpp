@@ -1,7 +1,8 @@
 // The GPU's LZ4 parse keeps the format's rules exactly as the CPU decoder does (the list at the
 // top of runtime/cpu/lz4_block.cpp): blocks that break them, alone in a batch of good frames,
 // fail on the GPU with the CPU's message, and random corruptions aimed at LZ4 sequences get
-// the CPU's verdict. Part of test_gpu (its main skips without a GPU).
+// the CPU's verdict, in a batch and alone in a call (whose parse takes a warp a block:
+// kernels/lz4_parse_warp.cu). Part of test_gpu (its main skips without a GPU).
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstring>
@@ -82,6 +83,15 @@ std::string disagreement(bslz4::Chunk2Sparse& cpu, cuda::Chunk2Sparse& gpu, cons
     SparseBatch want, got;
     const std::string c = outcome(cpu, chunks, &want), g = outcome(gpu, chunks, &got);
     *cpu_message = c;
+    if (c != g) return "the CPU says \"" + c + "\", the GPU \"" + g + "\"";
+    if (c.empty() && !same_lists(want, got)) return "both accept, the lists differ";
+    return "";
+}
+
+// As disagreement, for `bad` alone in a call.
+std::string disagreement_alone(bslz4::Chunk2Sparse& cpu, cuda::Chunk2Sparse& gpu, const Chunk& bad) {
+    SparseBatch want, got;
+    const std::string c = outcome(cpu, {bad}, &want), g = outcome(gpu, {bad}, &got);
     if (c != g) return "the CPU says \"" + c + "\", the GPU \"" + g + "\"";
     if (c.empty() && !same_lists(want, got)) return "both accept, the lists differ";
     return "";
@@ -196,7 +206,9 @@ TEST_CASE("blocks breaking the LZ4 rules (offset 0, matches in the last 12 or 5 
     REQUIRE(failures.empty());
 }
 
-TEST_CASE("random corruptions of LZ4 sequences (offsets, lengths, last bytes) get the CPU's verdict on the GPU", "[gpu][lz4]") {
+TEST_CASE("random corruptions of LZ4 sequences (offsets, lengths, last bytes) get the CPU's verdict on the GPU, in a batch "
+          "and alone in a call",
+          "[gpu][lz4]") {
     const GoodFrames good;
     bslz4::Chunk2Sparse cpu(good.mask, kNi, kNj, PixelType::u16);
     cuda::Chunk2Sparse gpu(good.mask, kNi, kNj, PixelType::u16);
@@ -263,12 +275,14 @@ TEST_CASE("random corruptions of LZ4 sequences (offsets, lengths, last bytes) ge
         ++judged;
         if (!d.empty()) failures.push_back("trial " + std::to_string(trial) + ", frame " + std::to_string(f) + " block " +
                                            std::to_string(b) + ", " + what + ": " + d);
+        const std::string alone = disagreement_alone(cpu, gpu, bad);
+        if (!alone.empty()) failures.push_back("trial " + std::to_string(trial) + ", alone, block " + std::to_string(b) + ", " + what + ": " + alone);
         refused += !cpu_message.empty();
         offset0 += cpu_message.find("LZ4 match offset 0") != std::string::npos;
         end_rules += cpu_message.find("bytes before the end of the") != std::string::npos;
     }
-    std::printf("LZ4 sequence corruptions: %zu corrupted frames in batches, %zu refused (%zu offset 0, %zu end-of-block "
-                "rules), %zu disagreements\n",
+    std::printf("LZ4 sequence corruptions: %zu corrupted frames, each in a batch and alone, %zu refused (%zu offset 0, %zu "
+                "end-of-block rules), %zu disagreements\n",
                 judged, refused, offset0, end_rules, failures.size());
     for (std::size_t k = 0; k < failures.size() && k < 20; ++k) std::printf("  %s\n", failures[k].c_str());
     CHECK(offset0 > 0);
