@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstring>
 #include <new>
-#include <numeric>
 #include <system_error>
 
 namespace bslz4::tool {
@@ -36,20 +35,16 @@ private:
     std::uint8_t* data_ = nullptr;
 };
 
-std::string frame_what(const ChunkIndex& index, std::size_t k) {
-    return index.what + " frame " + std::to_string(index.first_frame + k);
-}
-
 // `bytes` from `address` of the file, all of them: a short read means the file ended early.
 void read_fully(int fd, std::uint8_t* to, std::uint64_t bytes, std::uint64_t address, const ChunkIndex& index, std::size_t k) {
+    const std::string& path = index.files[index.sources[index.chunks[k].source].file].path;
     while (bytes) {
         const ssize_t got = pread(fd, to, std::min<std::uint64_t>(bytes, std::uint64_t{1} << 30), static_cast<off_t>(address));
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0)
-            throw Error(ErrorCode::io, frame_what(index, k) + ": cannot read " + index.file_path + ": " + std::strerror(errno));
+        if (got < 0) throw Error(ErrorCode::io, chunk_what(index, k) + ": cannot read " + path + ": " + std::strerror(errno));
         if (got == 0)
-            throw Error(ErrorCode::truncated_chunk, frame_what(index, k) + ": " + index.file_path + " ends at byte " +
-                                                        std::to_string(address) + ", before the chunk does (the file was cut short)");
+            throw Error(ErrorCode::truncated_chunk, chunk_what(index, k) + ": " + path + " ends at byte " + std::to_string(address) +
+                                                        ", before the chunk does (the file was cut short)");
         to += got;
         bytes -= static_cast<std::uint64_t>(got);
         address += static_cast<std::uint64_t>(got);
@@ -80,18 +75,23 @@ double BufferRing::making_seconds() const {
 }
 
 std::size_t largest_batch_bytes(const ChunkIndex& index, std::size_t batch_frames) {
+    std::uint64_t files_bytes = 0;
+    for (const ChunkFile& f : index.files) files_bytes += f.bytes;
     std::size_t most = 0;
     for (std::size_t first = 0; first < index.chunks.size(); first += batch_frames) {
         std::size_t sum = 0;
         for (std::size_t k = first; k < std::min(index.chunks.size(), first + batch_frames); ++k) sum += index.chunks[k].bytes;
-        // Chunks by position never overlap (read_chunk_index), so only sizes read through HDF5
-        // can add up past the file; the buffers are never sized beyond what the file holds.
-        if (sum > index.file_bytes)
+        // Chunks by position never overlap (read_chunk_index), and a VDS maps each source frame
+        // once, so only sizes read through HDF5 can add up past the files; the buffers are never
+        // sized beyond what the files hold.
+        if (sum > files_bytes)
             throw Error(ErrorCode::truncated_chunk,
                         index.what + " frames " + std::to_string(index.first_frame + first) + " to " +
                         std::to_string(index.first_frame + std::min(index.chunks.size(), first + batch_frames) - 1) +
                         ": the chunk index claims " + std::to_string(sum) + " bytes for them, more than the " +
-                        std::to_string(index.file_bytes) + "-byte file holds");
+                        (index.files.size() == 1 ? std::to_string(files_bytes) + "-byte file holds"
+                                                 : std::to_string(files_bytes) + " bytes its " + std::to_string(index.files.size()) +
+                                                       " files hold"));
         most = std::max(most, sum);
     }
     return most;
@@ -102,13 +102,18 @@ BatchReader::BatchReader(const ChunkIndex& index, BufferRing& ring, std::size_t 
       ring_(ring),
       batch_frames_(batch_frames),
       batches_((index.chunks.size() + batch_frames - 1) / batch_frames),
+      fds_(index.files.size(), -1),
       slots_(ring.slots()),
       ready_(ring.slots(), SIZE_MAX) {
-    if (index.by_position) {
-        fd_ = open(index.file_path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd_ < 0)
-            throw Error(ErrorCode::io,
-                        index.what + ": cannot open " + index.file_path + " to read its chunks: " + std::strerror(errno));
+    for (const ChunkSource& source : index.sources) {
+        if (!source.by_position || fds_[source.file] >= 0) continue;
+        const std::string& path = index.files[source.file].path;
+        fds_[source.file] = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fds_[source.file] < 0) {
+            const int error = errno;
+            stop();
+            throw Error(ErrorCode::io, source.what + ": cannot open " + path + " to read its chunks: " + std::strerror(error));
+        }
     }
     try {
         for (unsigned t = 0; t < std::max(1u, threads); ++t) threads_.emplace_back([this] { work(); });
@@ -131,8 +136,10 @@ void BatchReader::stop() {
     cv_.notify_all();
     for (auto& t : threads_) t.join();
     threads_.clear();
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
+    for (int& fd : fds_) {
+        if (fd >= 0) close(fd);
+        fd = -1;
+    }
 }
 
 void BatchReader::work() {
@@ -174,40 +181,43 @@ void BatchReader::read_batch(std::size_t n, ReadBatch& into) {
     into.offsets.assign(count, 0);
     into.lengths.assign(count, 0);
     into.filter_masks.assign(count, 0);
-    if (!index_.by_position) {
-        std::uint64_t at = 0;
-        for (std::size_t k = 0; k < count; ++k) {
-            const std::size_t f = first + k;
-            const hsize_t offset[3] = {index_.first_frame + f, 0, 0};
-            into.offsets[k] = at;
-            into.lengths[k] = index_.chunks[f].bytes;
-            const h5::Lock lock;
-            if (into.lengths[k] && H5Dread_chunk(index_.dataset, H5P_DEFAULT, offset, &into.filter_masks[k], base + at) < 0)
-                throw h5::failure(frame_what(index_, f) + ": direct chunk read failed");
-            at += into.lengths[k];
-        }
-        into.size = at;
-        return;
-    }
-    // In the file's order, so that chunks stored back to back (in any frame order) are one read.
-    std::vector<std::size_t> order(count);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t x, std::size_t y) { return index_.chunks[first + x].address < index_.chunks[first + y].address; });
+    // Chunks without addresses through HDF5; the others by position, below.
     std::uint64_t at = 0;
-    for (std::size_t r = 0; r < count;) {
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < count; ++k) {
+        const ChunkLocation& c = index_.chunks[first + k];
+        const ChunkSource& source = index_.sources[c.source];
+        if (source.by_position) {
+            order.push_back(k);
+            continue;
+        }
+        const hsize_t offset[3] = {c.source_frame, 0, 0};
+        into.offsets[k] = at;
+        into.lengths[k] = c.bytes;
+        const h5::Lock lock;
+        if (c.bytes && H5Dread_chunk(source.dataset, H5P_DEFAULT, offset, &into.filter_masks[k], base + at) < 0)
+            throw h5::failure(chunk_what(index_, first + k) + ": direct chunk read failed");
+        at += c.bytes;
+    }
+    // In each file's order, so that chunks stored back to back (in any frame order) are one read.
+    const auto file_of = [&](std::size_t k) { return index_.sources[index_.chunks[first + k].source].file; };
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+        return std::make_pair(file_of(x), index_.chunks[first + x].address) < std::make_pair(file_of(y), index_.chunks[first + y].address);
+    });
+    for (std::size_t r = 0; r < order.size();) {
         const ChunkLocation& start = index_.chunks[first + order[r]];
+        const std::size_t file = file_of(order[r]);
         std::uint64_t run = 0;
         std::size_t end = r;
-        for (; end < count; ++end) {
+        for (; end < order.size(); ++end) {
             const ChunkLocation& c = index_.chunks[first + order[end]];
-            if (c.address != start.address + run) break;
+            if (file_of(order[end]) != file || c.address != start.address + run) break;
             into.offsets[order[end]] = at + run;
             into.lengths[order[end]] = c.bytes;
             into.filter_masks[order[end]] = c.filter_mask;
             run += c.bytes;
         }
-        read_fully(fd_, base + at, run, start.address, index_, first + order[r]);
+        read_fully(fds_[file], base + at, run, start.address, index_, first + order[r]);
         at += run;
         r = end;
     }

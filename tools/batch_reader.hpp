@@ -4,7 +4,8 @@
 // order; a ring slot is reused once its batch is given back, so host memory stays bounded
 // (slots x the largest batch) whatever the scan's length. Several decoders may take batches at
 // once (one a GPU) and give them back in any order. Where the chunk index has no addresses (see
-// chunk_index.hpp) the same threads read the chunks through HDF5, under its lock.
+// chunk_index.hpp) the same threads read the chunks through HDF5, under its lock. A virtual
+// dataset's chunks lie in several files: each is opened once, and runs never cross files.
 #pragma once
 #include <condition_variable>
 #include <cstddef>
@@ -91,7 +92,7 @@ private:
     const ChunkIndex& index_;
     BufferRing& ring_;
     std::size_t batch_frames_, batches_;
-    int fd_ = -1;
+    std::vector<int> fds_;  // per file of the index; -1 where no chunk is read by position
     std::mutex m_;
     std::condition_variable cv_;
     std::size_t claimed_ = 0;   // batches the reader threads have started

@@ -152,6 +152,7 @@ template std::vector<double> read_all<double>(hid_t, hid_t, const std::string&);
 template std::vector<std::int32_t> read_all<std::int32_t>(hid_t, hid_t, const std::string&);
 template std::vector<std::uint32_t> read_all<std::uint32_t>(hid_t, hid_t, const std::string&);
 template std::vector<std::uint8_t> read_all<std::uint8_t>(hid_t, hid_t, const std::string&);
+template std::vector<std::uint16_t> read_all<std::uint16_t>(hid_t, hid_t, const std::string&);
 template std::vector<std::int64_t> read_all<std::int64_t>(hid_t, hid_t, const std::string&);
 
 namespace {

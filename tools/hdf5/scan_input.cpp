@@ -96,21 +96,22 @@ std::uint64_t largest_chunk_bytes(std::uint64_t pixels, std::size_t elem_size, C
 
 namespace {
 
-void add_dataset(ScanInput& scan, const std::string& path) {
-    const std::string what = scan.file_name + ":" + path;
-    ScanDataset d{path, h5::open_dataset(scan.file.get(), path, scan.file_name), 0};
-    const auto shape = h5::dataset_shape(d.dataset.get());
+// The frames of a dataset stored one bitshuffle chunk a frame, checked.
+struct FrameStack {
+    std::size_t frames = 0, ni = 0, nj = 0;
+    PixelType type = PixelType::u16;
+    Codec codec = Codec::lz4;
+};
+
+std::vector<hsize_t> frames_shape(hid_t dataset, const std::string& what) {
+    const auto shape = h5::dataset_shape(dataset);
     if (shape.size() != 3)
         throw Error(ErrorCode::bad_argument,
                     what + ": " + std::to_string(shape.size()) + "-d data; (frames, rows, columns) expected");
-    const auto chunk = h5::chunk_shape(d.dataset.get());
-    if (chunk.size() != 3 || chunk[0] != 1 || chunk[1] != shape[1] || chunk[2] != shape[2])
-        throw Error(ErrorCode::bad_argument,
-                    what + ": chunks of " +
-                    (chunk.empty() ? std::string("none (contiguous)")
-                                   : std::to_string(chunk[0]) + " x " + std::to_string(chunk[1]) + " x " + std::to_string(chunk[2])) +
-                    "; one chunk must be one frame (1 x " + std::to_string(shape[1]) + " x " + std::to_string(shape[2]) + ")");
-    const PixelType type = pixel_type_of_dataset(d.dataset.get(), what);
+    return shape;
+}
+
+void check_frame_size(const std::vector<hsize_t>& shape, PixelType type, const std::string& what) {
     // HDF5 keeps a chunk under 4 GiB; a file saying otherwise would size every buffer after it
     constexpr std::uint64_t kLargestChunk = std::uint64_t{1} << 32;
     if (shape[1] == 0 || shape[2] == 0 || shape[1] >= kLargestChunk || shape[2] >= kLargestChunk ||
@@ -118,20 +119,146 @@ void add_dataset(ScanInput& scan, const std::string& path) {
         throw Error(ErrorCode::bad_argument, what + ": frames of " + std::to_string(shape[1]) + " x " + std::to_string(shape[2]) +
                                                  " " + pixel_type_name(type) +
                                                  " pixels; an HDF5 chunk holds from 1 pixel to under 4 GiB");
-    const Codec codec = bitshuffle_codec(d.dataset.get(), pixel_size(type), what);
+}
+
+FrameStack chunked_frames(hid_t dataset, const std::string& what) {
+    const auto shape = frames_shape(dataset, what);
+    const auto chunk = h5::chunk_shape(dataset);
+    if (chunk.size() != 3 || chunk[0] != 1 || chunk[1] != shape[1] || chunk[2] != shape[2])
+        throw Error(ErrorCode::bad_argument,
+                    what + ": chunks of " +
+                    (chunk.empty() ? std::string("none (contiguous)")
+                                   : std::to_string(chunk[0]) + " x " + std::to_string(chunk[1]) + " x " + std::to_string(chunk[2])) +
+                    "; one chunk must be one frame (1 x " + std::to_string(shape[1]) + " x " + std::to_string(shape[2]) + ")");
+    FrameStack s;
+    s.type = pixel_type_of_dataset(dataset, what);
+    check_frame_size(shape, s.type, what);
+    s.codec = bitshuffle_codec(dataset, pixel_size(s.type), what);
+    s.frames = shape[0];
+    s.ni = shape[1];
+    s.nj = shape[2];
+    return s;
+}
+
+// A virtual dataset's frames: its own shape and pixel type, its sources' chunks and codec.
+FrameStack virtual_frames(const ScanDataset& d, const std::string& what) {
+    const auto shape = frames_shape(d.dataset.get(), what);
+    FrameStack s;
+    s.type = pixel_type_of_dataset(d.dataset.get(), what);
+    check_frame_size(shape, s.type, what);
+    s.frames = shape[0];
+    s.ni = shape[1];
+    s.nj = shape[2];
+    for (std::size_t k = 0; k < d.virtual_frames->sources.size(); ++k) {
+        const VirtualSource& source = d.virtual_frames->sources[k];
+        const FrameStack from = chunked_frames(source.dataset.get(), what + ": its source " + source.what);
+        // HDF5 converts a source's values to the VDS's type when it reads them; raw chunks cannot be
+        if (from.type != s.type)
+            throw Error(ErrorCode::bad_argument, what + ": its source " + source.what + " holds " + pixel_type_name(from.type) +
+                                                     " pixels, the virtual dataset " + pixel_type_name(s.type) +
+                                                     " (HDF5 would convert them); only sources of the VDS's type are read");
+        if (k == 0) {
+            s.codec = from.codec;
+        } else if (from.codec != s.codec) {
+            throw Error(ErrorCode::bad_argument, what + ": its source " + source.what + " is compressed with " +
+                                                     (from.codec == Codec::lz4 ? "lz4" : "zstd") + ", its source " +
+                                                     d.virtual_frames->sources[0].what + " with " +
+                                                     (s.codec == Codec::lz4 ? "lz4" : "zstd") + "; one codec a scan");
+        }
+    }
+    return s;
+}
+
+void add_dataset(ScanInput& scan, const std::string& path) {
+    const std::string what = scan.file_name + ":" + path;
+    ScanDataset d{path, h5::open_dataset(scan.file.get(), path, scan.file_name), 0, nullptr};
+    FrameStack stack;
+    if (is_virtual(d.dataset.get())) {
+        frames_shape(d.dataset.get(), what);
+        d.virtual_frames = std::make_shared<const VirtualFrames>(follow_virtual(d.dataset.get(), what));
+        stack = virtual_frames(d, what);
+    } else {
+        stack = chunked_frames(d.dataset.get(), what);
+    }
     if (scan.datasets.empty()) {
-        scan.ni = shape[1];
-        scan.nj = shape[2];
-        scan.type = type;
-        scan.codec = codec;
-        scan.largest_chunk = largest_chunk_bytes(scan.ni * scan.nj, pixel_size(type), codec);
-    } else if (shape[1] != scan.ni || shape[2] != scan.nj || type != scan.type || codec != scan.codec) {
+        scan.ni = stack.ni;
+        scan.nj = stack.nj;
+        scan.type = stack.type;
+        scan.codec = stack.codec;
+        scan.largest_chunk = largest_chunk_bytes(scan.ni * scan.nj, pixel_size(stack.type), stack.codec);
+    } else if (stack.ni != scan.ni || stack.nj != scan.nj || stack.type != scan.type || stack.codec != scan.codec) {
         throw Error(ErrorCode::bad_argument,
                     what + ": frames differ from " + scan.datasets.front().path + " (shape, type or codec)");
     }
-    d.frames = shape[0];
-    scan.frames += shape[0];
+    d.frames = stack.frames;
+    scan.frames += stack.frames;
     scan.datasets.push_back(std::move(d));
+}
+
+// The names of a group's links in name order; none when `group` is no group.
+std::vector<std::string> link_names(hid_t file, const std::string& group) {
+    std::vector<std::string> names;
+    H5G_info_t info{};
+    if (!h5::exists(file, group) || H5Gget_info_by_name(file, group.c_str(), &info, H5P_DEFAULT) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return names;
+    }
+    for (hsize_t i = 0; i < info.nlinks; ++i) {
+        const ssize_t n = H5Lget_name_by_idx(file, group.c_str(), H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+        if (n < 0) continue;
+        std::string name(static_cast<std::size_t>(n) + 1, '\0');
+        H5Lget_name_by_idx(file, group.c_str(), H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT);
+        name.resize(static_cast<std::size_t>(n));
+        names.push_back(std::move(name));
+    }
+    return names;
+}
+
+// Every link on the path is a hard link: the object's own place, not a link to it from elsewhere.
+bool hard_links_only(hid_t file, const std::string& path) {
+    for (std::size_t at = path.find('/', 1);; at = path.find('/', at + 1)) {
+        const std::string link = path.substr(0, at);
+        H5L_info_t info{};
+        if (H5Lget_info(file, link.c_str(), &info, H5P_DEFAULT) < 0 || info.type != H5L_TYPE_HARD) return false;
+        if (at == std::string::npos) return true;
+    }
+}
+
+bool is_frames_dataset(hid_t file, const std::string& path) {
+    if (!h5::exists(file, path) || !hard_links_only(file, path)) return false;
+    const hid_t object = H5Oopen(file, path.c_str(), H5P_DEFAULT);
+    if (object < 0) return false;
+    const bool frames = H5Iget_type(object) == H5I_DATASET && h5::dataset_shape(object).size() == 3;
+    H5Oclose(object);
+    return frames;
+}
+
+// A LImA file's frames: /entry_NNNN/INSTRUMENT/DETECTOR/data (LImA's HDF5 saving, as ESRF
+// beamlines write it: /entry_0000/ESRF-ID11/eiger/data).
+std::vector<std::string> lima_datasets(hid_t file) {
+    std::vector<std::string> found;
+    for (const std::string& entry : link_names(file, "/")) {
+        if (entry.rfind("entry_", 0) != 0) continue;
+        for (const std::string& instrument : link_names(file, "/" + entry))
+            for (const std::string& detector : link_names(file, "/" + entry + "/" + instrument)) {
+                const std::string path = "/" + entry + "/" + instrument + "/" + detector + "/data";
+                if (is_frames_dataset(file, path)) found.push_back(path);
+            }
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return found;
+}
+
+// The mask of the detector that took the frames at `data`: NeXus's place in an Eiger master
+// file, else the NXdetector's pixel_mask beside its data.
+std::vector<std::string> mask_places(const std::string& data) {
+    std::vector<std::string> places{kNexusPixelMask};
+    const std::size_t slash = data.rfind('/');
+    if (slash != std::string::npos && slash > 0) {
+        const std::string beside = data.substr(0, slash) + "/pixel_mask";
+        if (beside != kNexusPixelMask) places.push_back(beside);
+    }
+    return places;
 }
 
 }  // namespace
@@ -155,29 +282,55 @@ ScanInput open_scan(const std::string& file_name, const std::string& dataset, Ne
             }
             add_dataset(scan, name);
         }
-        if (scan.datasets.empty())
-            throw Error(ErrorCode::bad_argument,
-                        file_name + ": no /entry/data/data and no /entry/data/data_000001...: give --dataset PATH");
+        if (scan.datasets.empty()) {
+            const std::vector<std::string> lima = lima_datasets(scan.file.get());
+            if (lima.size() == 1) {
+                add_dataset(scan, lima[0]);
+            } else if (lima.size() > 1) {
+                std::string list;
+                for (const std::string& p : lima) list += (list.empty() ? "" : ", ") + p;
+                throw Error(ErrorCode::bad_argument, file_name + ": " + std::to_string(lima.size()) +
+                                                         " LImA datasets of frames (" + list + "): give --dataset PATH");
+            } else {
+                throw Error(ErrorCode::bad_argument,
+                            file_name + ": no /entry/data/data, no /entry/data/data_000001... and no LImA " +
+                                "/entry_NNNN/INSTRUMENT/DETECTOR/data: give --dataset PATH (in a Bliss master file, the " +
+                                "detector's frames: --dataset /1.1/measurement/eiger, say)");
+            }
+        }
     }
     if (nexus == NexusMask::skip) return scan;
     // a pixel_mask that is there but cannot be read is an error, never an unmasked run
-    const std::string dangling = h5::dangling_link(scan.file.get(), kNexusPixelMask);
-    if (!dangling.empty()) throw Error(ErrorCode::io, file_name + ": the NeXus pixel_mask cannot be read: " + dangling);
-    if (h5::exists(scan.file.get(), kNexusPixelMask)) {
-        h5::Handle m = h5::open_dataset(scan.file.get(), kNexusPixelMask, file_name);
+    const std::vector<std::string> places = mask_places(scan.datasets.front().path);
+    for (const std::string& place : places) {
+        const std::string dangling = h5::dangling_link(scan.file.get(), place);
+        if (!dangling.empty()) throw Error(ErrorCode::io, file_name + ": the NeXus pixel_mask cannot be read: " + dangling);
+        if (!h5::exists(scan.file.get(), place)) continue;
+        h5::Handle m = h5::open_dataset(scan.file.get(), place, file_name);
         const auto shape = h5::dataset_shape(m.get());
         if (shape.size() != 2 || shape[0] != scan.ni || shape[1] != scan.nj)
-            throw Error(ErrorCode::bad_argument, file_name + ":" + kNexusPixelMask + ": its shape is not the frames' " +
+            throw Error(ErrorCode::bad_argument, file_name + ":" + place + ": its shape is not the frames' " +
                                                      std::to_string(scan.ni) + " x " + std::to_string(scan.nj));
-        scan.nexus_mask = h5::read_nonzero(m.get(), scan.ni * scan.nj, file_name + ":" + kNexusPixelMask);
-        scan.nexus_mask_path = kNexusPixelMask;
+        scan.nexus_mask = h5::read_nonzero(m.get(), scan.ni * scan.nj, file_name + ":" + place);
+        scan.nexus_mask_path = place;
+        scan.mask_source = file_name + ":" + place;
+        return scan;
     }
+    std::string looked;
+    for (const std::string& place : places) looked += (looked.empty() ? "" : " nor ") + place;
+    scan.mask_source = "none found: unmasked (the file has no pixel_mask: no " + looked + ")";
     return scan;
 }
 
 std::vector<std::uint8_t> read_frame_chunk(const ScanInput& scan, std::size_t d, std::size_t f) {
-    return h5::read_chunk(scan.datasets[d].dataset.get(), {f, 0, 0},
-                          scan.file_name + ":" + scan.datasets[d].path + " frame " + std::to_string(f), scan.largest_chunk);
+    const ScanDataset& data = scan.datasets[d];
+    const std::string what = scan.file_name + ":" + data.path + " frame " + std::to_string(f);
+    if (!data.virtual_frames) return h5::read_chunk(data.dataset.get(), {f, 0, 0}, what, scan.largest_chunk);
+    const VirtualRun& r = data.virtual_frames->run_of(f);
+    const VirtualSource& source = data.virtual_frames->sources[r.source];
+    const std::uint64_t j = r.source_first + (f - r.first);
+    return h5::read_chunk(source.dataset.get(), {j, 0, 0}, what + " (" + source.what + " frame " + std::to_string(j) + ")",
+                          scan.largest_chunk);
 }
 
 }  // namespace bslz4::tool

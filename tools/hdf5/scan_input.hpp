@@ -1,15 +1,18 @@
-// The frames of a scan in an HDF5 file (Eiger, LImA, Jungfraujoch): the dataset(s) holding
-// them, checked to be one bitshuffle chunk (filter 32008) per frame, their pixel type and
-// codec, and the detector's NeXus pixel_mask when the file has one.
+// The frames of a scan in an HDF5 file (Eiger, LImA, Jungfraujoch, an ESRF Bliss master's
+// virtual dataset over LImA files): the dataset(s) holding them, checked to be one bitshuffle
+// chunk (filter 32008) per frame (for a virtual dataset, each of its sources), their pixel type
+// and codec, and the detector's NeXus pixel_mask when the file has one.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "bslz4/codec.hpp"
 #include "bslz4/pixel_type.hpp"
 #include "hdf5_file.hpp"
+#include "virtual_frames.hpp"
 
 namespace bslz4::tool {
 
@@ -17,6 +20,8 @@ struct ScanDataset {
     std::string path;  // as named in the file given (links followed)
     h5::Handle dataset;
     std::size_t frames = 0;
+    // A virtual dataset: where each frame lies (its sources open); null for an ordinary dataset.
+    std::shared_ptr<const VirtualFrames> virtual_frames;
 };
 
 struct ScanInput {
@@ -28,6 +33,10 @@ struct ScanInput {
     Codec codec = Codec::lz4;
     std::vector<std::uint8_t> nexus_mask;  // nonzero = do not use; empty when the file has none
     std::string nexus_mask_path;
+    // What masks the scan when the caller gives no mask of its own: "FILE:PATH" of the pixel_mask
+    // read, or, when the file has none, a line starting "none found: unmasked" that says where it
+    // was looked for; "" when the mask was not looked for (NexusMask::skip).
+    std::string mask_source;
     std::uint64_t largest_chunk = 0;  // bytes: no valid chunk of one frame is larger
 };
 
@@ -44,13 +53,17 @@ Codec bitshuffle_codec(hid_t dataset, std::size_t elem_size, const std::string& 
 std::uint64_t largest_chunk_bytes(std::uint64_t pixels, std::size_t elem_size, Codec codec);
 
 // dataset: a path, or "" for the usual places: /entry/data/data, else /entry/data/data_NNNNNN
-// (an Eiger master file's links) in order.
-// The NeXus pixel_mask is read (a link to it that does not resolve is an error) unless the
-// caller masks otherwise.
+// (an Eiger master file's links) in order, else a LImA file's /entry_NNNN/INSTRUMENT/DETECTOR/data
+// (hard links only, when there is one such 3-d dataset). A virtual dataset is followed to its
+// sources (virtual_frames.hpp), which must each be one bitshuffle chunk a frame, of the VDS's
+// pixel type, all of one codec.
+// The NeXus pixel_mask (/entry/instrument/detector/pixel_mask, else a pixel_mask beside the first
+// dataset, as an NXdetector holds it) is read unless the caller masks otherwise; a link to it that
+// does not resolve is an error.
 enum class NexusMask { read, skip };
 ScanInput open_scan(const std::string& file_name, const std::string& dataset, NexusMask nexus = NexusMask::read);
 
-// The stored chunk of frame f of dataset d.
+// The stored chunk of frame f of dataset d (of its source, for a virtual dataset).
 std::vector<std::uint8_t> read_frame_chunk(const ScanInput& scan, std::size_t d, std::size_t f);
 
 }  // namespace bslz4::tool
