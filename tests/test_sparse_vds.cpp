@@ -179,7 +179,9 @@ void check_against_hdf5(const std::string& file, const std::string& path, const 
     }
 }
 
-// Every dataset of an HDF5 file: its type, shape and bytes (variable-length values: their count).
+// Every dataset of an HDF5 file: its type, shape and bytes as stored (a chunked dataset's chunks
+// raw, with their offsets and filter masks, so that no filter is needed to compare them;
+// variable-length values: their count only).
 struct DatasetContents {
     std::string type;
     std::vector<hsize_t> shape;
@@ -187,31 +189,58 @@ struct DatasetContents {
     bool operator==(const DatasetContents& o) const { return type == o.type && shape == o.shape && bytes == o.bytes; }
 };
 
+template <class T>
+void append_bytes(std::vector<std::uint8_t>& to, const T& v) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
+    to.insert(to.end(), p, p + sizeof v);
+}
+
+bool stored_bytes(hid_t dataset, hid_t type, std::size_t elements, std::vector<std::uint8_t>& out) {
+    const h5::Handle dcpl(H5Dget_create_plist(dataset), H5Pclose, "dcpl");
+    if (H5Pget_layout(dcpl.get()) != H5D_CHUNKED) {
+        out.resize(elements * H5Tget_size(type));
+        return elements == 0 || H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0;
+    }
+    const h5::Handle space(H5Dget_space(dataset), H5Sclose, "space");
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    hsize_t chunks = 0;
+    if (H5Dget_num_chunks(dataset, space.get(), &chunks) < 0) return false;
+    for (hsize_t k = 0; k < chunks; ++k) {
+        std::vector<hsize_t> offset(static_cast<std::size_t>(rank));
+        unsigned mask = 0;
+        haddr_t address = 0;
+        hsize_t size = 0;
+        if (H5Dget_chunk_info(dataset, space.get(), k, offset.data(), &mask, &address, &size) < 0) return false;
+        std::vector<std::uint8_t> chunk(size);
+        std::uint32_t filters = 0;
+        if (size && H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &filters, chunk.data()) < 0) return false;
+        for (hsize_t o : offset) append_bytes(out, o);
+        append_bytes(out, filters);
+        append_bytes(out, size);
+        out.insert(out.end(), chunk.begin(), chunk.end());
+    }
+    return true;
+}
+
 herr_t collect_dataset(hid_t root, const char* name, const H5L_info_t*, void* out) {
     const hid_t object = H5Oopen(root, name, H5P_DEFAULT);
     if (object < 0) return -1;
+    bool read = true;
     if (H5Iget_type(object) == H5I_DATASET) {
         DatasetContents c;
         const h5::Handle type(H5Dget_type(object), H5Tclose, name);
-        const std::size_t size = H5Tget_size(type.get());
         const H5T_class_t cls = H5Tget_class(type.get());
-        c.type = std::to_string(static_cast<int>(cls)) + ":" + std::to_string(size);
+        c.type = std::to_string(static_cast<int>(cls)) + ":" + std::to_string(H5Tget_size(type.get()));
         c.shape = h5::dataset_shape(object);
         std::size_t n = 1;
         for (hsize_t d : c.shape) n *= d;
         const bool variable = H5Tdetect_class(type.get(), H5T_VLEN) > 0 || (cls == H5T_STRING && H5Tis_variable_str(type.get()) > 0) ||
                               (cls == H5T_COMPOUND && H5Tdetect_class(type.get(), H5T_STRING) > 0);
-        if (!variable) {
-            c.bytes.resize(n * size);
-            if (n && H5Dread(object, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, c.bytes.data()) < 0) {
-                H5Oclose(object);
-                return -1;
-            }
-        }
+        if (!variable) read = stored_bytes(object, type.get(), n, c.bytes);
         (*static_cast<std::map<std::string, DatasetContents>*>(out))[name] = std::move(c);
     }
     H5Oclose(object);
-    return 0;
+    return read ? 0 : -1;
 }
 
 std::map<std::string, DatasetContents> datasets_of(const std::string& file) {
