@@ -108,6 +108,9 @@ class Checks:
             print(f"FAIL {what}")
 
     def same_outputs(self, got, want, what):
+        if not (os.path.exists(got) and os.path.exists(want)):
+            self.expect(False, f"{what}: no output to compare ({got}, {want})")
+            return
         a, b = contents(got), contents(want)
         self.expect(bool(b) and a == b, f"{what}: {got} differs from {want}: " +
                     ", ".join(sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))))
