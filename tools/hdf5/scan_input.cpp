@@ -301,8 +301,8 @@ ScanInput open_scan(const std::string& file_name, const std::string& dataset, Ne
     }
     if (nexus == NexusMask::skip) return scan;
     // a pixel_mask that is there but cannot be read is an error, never an unmasked run
-    const std::vector<std::string> places = mask_places(scan.datasets.front().path);
-    for (const std::string& place : places) {
+    scan.mask_looked_for = mask_places(scan.datasets.front().path);
+    for (const std::string& place : scan.mask_looked_for) {
         const std::string dangling = h5::dangling_link(scan.file.get(), place);
         if (!dangling.empty()) throw Error(ErrorCode::io, file_name + ": the NeXus pixel_mask cannot be read: " + dangling);
         if (!h5::exists(scan.file.get(), place)) continue;
@@ -316,9 +316,7 @@ ScanInput open_scan(const std::string& file_name, const std::string& dataset, Ne
         scan.mask_source = file_name + ":" + place;
         return scan;
     }
-    std::string looked;
-    for (const std::string& place : places) looked += (looked.empty() ? "" : " nor ") + place;
-    scan.mask_source = "none found: unmasked (the file has no pixel_mask: no " + looked + ")";
+    scan.mask_source = "none (the file has no pixel_mask)";
     return scan;
 }
 

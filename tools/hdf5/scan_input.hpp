@@ -34,9 +34,10 @@ struct ScanInput {
     std::vector<std::uint8_t> nexus_mask;  // nonzero = do not use; empty when the file has none
     std::string nexus_mask_path;
     // What masks the scan when the caller gives no mask of its own: "FILE:PATH" of the pixel_mask
-    // read, or, when the file has none, a line starting "none found: unmasked" that says where it
-    // was looked for; "" when the mask was not looked for (NexusMask::skip).
+    // read, or "none (the file has no pixel_mask)" (the scan runs unmasked: the summary and the
+    // output say so); "" when the mask was not looked for (NexusMask::skip).
     std::string mask_source;
+    std::vector<std::string> mask_looked_for;  // the paths looked at for it, in order
     std::uint64_t largest_chunk = 0;  // bytes: no valid chunk of one frame is larger
 };
 
