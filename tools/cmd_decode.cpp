@@ -11,7 +11,8 @@ namespace {
 constexpr const char* kHelp =
     "usage: bslz4 decode (--dtype T | --elem-size N) [--codec lz4|zstd] [--cpu] IN -o OUT\n"
     "Decodes one bitshuffle chunk to raw little-endian pixels.\n"
-    "  --dtype T       u8 u16 u32 u64 i8 i16 i32 i64 f32 f64\n"
+    "  --dtype T       u8 u16 u32 u64 i8 i16 i32 i64 f32 f64, or numpy's names (uint16,\n"
+    "                  float32...)\n"
     "  --elem-size N   element size in bytes (1 to 16) instead of a type\n"
     "  --codec C       lz4 (default) or zstd\n"
     "  --cpu           decode on the CPU (the only decoder in this build)\n";

@@ -11,6 +11,9 @@ namespace {
 constexpr const char* kHelp =
     "usage: bslz4 encode (--dtype T | --elem-size N) [--block-bytes B] [--codec lz4|zstd] IN -o OUT\n"
     "Compresses raw little-endian pixels into one bitshuffle chunk (HDF5 filter 32008 layout).\n"
+    "  --dtype T        u8 u16 u32 u64 i8 i16 i32 i64 f32 f64, or numpy's names (uint16,\n"
+    "                   float32...)\n"
+    "  --elem-size N    element size in bytes (1 to 16) instead of a type\n"
     "  --block-bytes B  block size in bytes, a multiple of 8 x element size (default 8192)\n"
     "  --codec C        lz4 (default) or zstd\n"
     "  --level L        zstd compression level (default 3)\n";

@@ -17,6 +17,7 @@
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "device_list.hpp"
+#include "frame_selection.hpp"
 #include "sparse_job.hpp"
 #if BSLZ4_HAVE_HDF5
 #include "hdf5/matrix_file.hpp"
@@ -35,8 +36,12 @@ constexpr const char* kHelp =
     "in ImageD11's sparse layout (a group per input dataset: row, col, intensity, nnz, powder).\n"
     "  --dataset PATH       default /entry/data/data, else /entry/data/data_000001... in order\n"
     "  --cut C              list pixels with value > C (required)\n"
-    "  --mask FILE:PATH     mask dataset, NeXus convention (nonzero = do not use)\n"
-    "  --no-mask            use every pixel (default: the file's NeXus pixel_mask when present)\n"
+    "Masks come in two opposite conventions; give at most one of:\n"
+    "  --mask FILE:PATH     NeXus's, as in a pixel_mask: nonzero = bad, do NOT use the pixel\n"
+    "  --use-mask FILE:PATH the library's (Chunk2Sparse's mask): nonzero = USE the pixel\n"
+    "  --no-mask            use every pixel\n"
+    "                       (default: the file's NeXus pixel_mask; a file without one, such as\n"
+    "                       a LImA file, runs unmasked, and the summary says so)\n"
     "  --matrix FILE:GROUP  integration matrix (data, indices, indptr, attribute shape)\n"
     "  --acc f64|f32|i64    powder accumulator (default f64). i64 sums integers: the weights\n"
     "                       rounded once to fixed point (at most 24 bits) times integer\n"
@@ -44,7 +49,9 @@ constexpr const char* kHelp =
     "                       scale keeps every sum within int64, and a matrix and pixel type\n"
     "                       that would leave too few bits (or float or 64-bit pixels) are\n"
     "                       refused: use f64\n"
-    "  --frames A:B         frames A to B-1 of the scan (default all)\n"
+    "  --frames A:B         frames A to B-1 of the scan (default all), as a Python slice: A or\n"
+    "                       B may be left out, negative ones count from the end (-10: is the\n"
+    "                       last ten); an end past the scan is an error naming its length\n"
     "  --cpu | --gpu        where to decode (default: the GPU when there is one)\n"
     "  --device D           which GPUs: N (default 0), a comma list such as 0,1, or all; the\n"
     "                       batches of 64 frames go to whichever GPU is free (two decoders a\n"
@@ -63,7 +70,18 @@ constexpr const char* kHelp =
     "                       in pixel order; the powder still sums the whole frame (GPU or CPU)\n"
     "  --thresholds a,b,... with --howmany: at most 16 values, sorted increasing (default\n"
     "                       max(C, 1) * 2**i, i = 0..15); '' for none: simply the first N\n"
-    "  --quiet              no progress\n"
+    "  --pixels-in-spot K   drop the listed pixels in 8-connected groups of fewer than K of\n"
+    "                       them, as ImageD11's segmenter's pixels_in_spot (after --howmany, as\n"
+    "                       there; on the host); 0 or 1 keeps all (default)\n"
+    "  --per-file           one output group per data file of an Eiger master instead of one\n"
+    "                       for the scan\n"
+    "  --quiet              print nothing on success: no progress, no summary (errors, bad\n"
+    "                       frames and an interruption are still reported)\n"
+    "  --json               the summary as one JSON object on a line of stdout, for scripts:\n"
+    "                       kind, input, output, status, frames, pixels, pixels_not_in_spots,\n"
+    "                       bad_frames, decoded_bytes, seconds, frames_per_s, decoder, mask,\n"
+    "                       unmasked (a failed scan: status failed and error); several scans:\n"
+    "                       a line each, then kind total with the counts. Also with --quiet\n"
     "Several scans (a campaign) run one by one with the same options:\n"
     "  -o DIR               with several inputs, --list or --shard (or a single input and an\n"
     "                       existing folder or a name ending in /): DIR/NAME_sparse.h5 for each\n"
@@ -122,9 +140,9 @@ int cmd_sparse(const Args& raw) {
     throw Error(ErrorCode::bad_argument, "sparse: this build has no HDF5 (install libhdf5-dev and rebuild)");
 #else
     const Arguments args = parse_arguments(
-        raw, {"--dataset", "-o", "--cut", "--mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
-              "--readers", "--on-error", "--howmany", "--thresholds"},
-        {"--no-mask", "--cpu", "--gpu", "--quiet"});
+        raw, {"--dataset", "-o", "--cut", "--mask", "--use-mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
+              "--readers", "--on-error", "--howmany", "--thresholds", "--pixels-in-spot"},
+        {"--no-mask", "--cpu", "--gpu", "--quiet", "--json", "--per-file"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
         return 0;
@@ -138,7 +156,8 @@ int cmd_sparse(const Args& raw) {
                                   : "give the output file with -o OUTPUT.h5");
     if (!args.has("--cut")) throw UsageError("give the cut with --cut C");
     if (args.has("--cpu") && args.has("--gpu")) throw UsageError("give --cpu or --gpu, not both");
-    if (args.has("--no-mask") && args.has("--mask")) throw UsageError("give --mask or --no-mask, not both");
+    if (args.has("--mask") + args.has("--use-mask") + args.has("--no-mask") > 1)
+        throw UsageError("give one of --mask FILE:PATH (nonzero = do not use), --use-mask FILE:PATH (nonzero = use) or --no-mask");
     if (args.has("--cpu") && args.has("--device")) throw UsageError("give --cpu or --device, not both");
     const DeviceList devices = parse_device_list(args.get("--device", "0"));
     // Before any file is read, so that every shard of a job array refuses the same command.
@@ -149,6 +168,13 @@ int cmd_sparse(const Args& raw) {
     job.output = args.get("-o");
     job.cut = args.number("--cut", 0);
     job.mask_spec = args.get("--mask");
+    job.use_mask_spec = args.get("--use-mask");
+    for (const char* option : {"--mask", "--use-mask"}) {
+        const std::string spec = args.get(option);
+        const std::size_t colon = spec.rfind(':');
+        if (args.has(option) && (colon == std::string::npos || colon == 0 || colon + 1 == spec.size()))
+            throw UsageError(std::string(option) + " '" + spec + "': expected FILE:PATH (the mask dataset's file and its path in it)");
+    }
     job.no_mask = args.has("--no-mask");
     job.matrix_spec = args.get("--matrix");
     if (!job.matrix_spec.empty()) {
@@ -164,8 +190,16 @@ int cmd_sparse(const Args& raw) {
         throw UsageError(e.what());
     }
     job.frames_spec = args.get("--frames");
+    try {
+        parse_frame_selection(job.frames_spec);
+    } catch (const Error& e) {
+        throw UsageError(e.what());
+    }
     job.where = args.has("--cpu") ? SparseJob::Where::cpu : args.has("--gpu") ? SparseJob::Where::gpu : SparseJob::Where::any;
     job.quiet = args.has("--quiet");
+    job.json = args.has("--json");
+    job.per_file = args.has("--per-file");
+    job.pixels_in_spot = static_cast<std::size_t>(args.count("--pixels-in-spot", 0));
     job.on_error = on_error;
     if (args.has("--readers")) {
         const unsigned long long readers = args.count("--readers", 0);
@@ -200,18 +234,27 @@ int cmd_sparse(const Args& raw) {
 
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
-    const SparseSummary s = run_sparse_file(job, interrupted);
-    std::printf("%s: %zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, %.0f frames/s on %s\n", job.output.c_str(),
-                s.frames, s.pixels, s.decoded_bytes / 1e9, s.seconds, s.seconds > 0 ? s.frames / s.seconds : 0.0,
-                s.decoder.c_str());
-    if (s.frames_per_gpu.size() > 1) {
-        std::printf("frames per GPU:");
-        for (std::size_t k = 0; k < s.frames_per_gpu.size(); ++k)
-            std::printf("%s %d: %zu", k ? "," : "", job.devices[k], s.frames_per_gpu[k]);
-        std::printf("\n");
+    SparseSummary s;
+    try {
+        s = run_sparse_file(job, interrupted);
+    } catch (const Error& e) {
+        if (job.json) std::printf("%s\n", failed_scan_json(job, e.what()).str().c_str());
+        throw;
+    }
+    const bool success = !s.bad_frames && !s.interrupted;
+    if (job.json) {
+        std::printf("%s\n", scan_json(s, job).str().c_str());
+    } else if (!job.quiet || !success) {
+        std::printf("%s: %s\n", job.output.c_str(), scan_summary(s, job).c_str());
+        if (s.frames_per_gpu.size() > 1) {
+            std::printf("frames per GPU:");
+            for (std::size_t k = 0; k < s.frames_per_gpu.size(); ++k)
+                std::printf("%s %d: %zu", k ? "," : "", job.devices[k], s.frames_per_gpu[k]);
+            std::printf("\n");
+        }
     }
     report_bad_frames(s, job.output, stderr);
-    if (s.bad_frames) std::printf("%s: %s\n", job.output.c_str(), bad_frames_summary(s).c_str());
+    if (s.bad_frames && !job.json) std::printf("%s: %s\n", job.output.c_str(), bad_frames_summary(s).c_str());
     if (s.interrupted) {
         std::fprintf(stderr, "bslz4: interrupted: %s holds the %zu frames done (readable; attribute complete = 0)\n",
                      job.output.c_str(), s.frames);

@@ -73,16 +73,24 @@ Arguments parse_arguments(const std::vector<std::string>& args, const std::set<s
 
 namespace bslz4::tool {
 
+PixelType parse_type_argument(const std::string& text, const std::string& option) {
+    static const struct {
+        const char* numpy;
+        PixelType type;
+    } kNumpyNames[] = {{"uint8", PixelType::u8},   {"uint16", PixelType::u16}, {"uint32", PixelType::u32}, {"uint64", PixelType::u64},
+                       {"int8", PixelType::i8},    {"int16", PixelType::i16},  {"int32", PixelType::i32},  {"int64", PixelType::i64},
+                       {"float32", PixelType::f32}, {"float64", PixelType::f64}};
+    for (const auto& n : kNumpyNames)
+        if (text == n.numpy || text == pixel_type_name(n.type)) return n.type;
+    std::string names;
+    for (const auto& n : kNumpyNames) names += std::string(names.empty() ? "" : ", ") + pixel_type_name(n.type) + " or " + n.numpy;
+    throw UsageError(option + " '" + text + "': unknown pixel type (expected " + names + ")");
+}
+
 std::size_t element_size(const Arguments& args) {
     const bool dtype = args.options.count("--dtype"), es = args.options.count("--elem-size");
     if (dtype == es) throw UsageError("give exactly one of --dtype T or --elem-size N");
-    if (dtype) {
-        try {
-            return pixel_size(parse_pixel_type(args.get("--dtype")));
-        } catch (const bslz4::Error& e) {
-            throw UsageError(e.what());
-        }
-    }
+    if (dtype) return pixel_size(parse_type_argument(args.get("--dtype"), "--dtype"));
     const auto n = args.count("--elem-size", 0);
     if (n < 1 || n > 16) throw UsageError("--elem-size must be 1 to 16 bytes, got " + args.get("--elem-size"));
     return static_cast<std::size_t>(n);

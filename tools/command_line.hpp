@@ -32,9 +32,15 @@ Arguments parse_arguments(const std::vector<std::string>& args, const std::set<s
 
 }  // namespace bslz4::tool
 
+#include "bslz4/pixel_type.hpp"
+
 namespace bslz4::tool {
 
-// The element size from exactly one of --dtype T or --elem-size N.
+// A pixel type named on the command line: ours (u16, f32...) or numpy's (uint16, float32...).
+// Else a UsageError naming `option`, the text and the names accepted.
+PixelType parse_type_argument(const std::string& text, const std::string& option);
+
+// The element size from exactly one of --dtype T (either name) or --elem-size N.
 std::size_t element_size(const Arguments& args);
 
 // Runs f(); a bslz4::Error from it is rethrown prefixed with "path: ", its code kept.

@@ -152,6 +152,7 @@ void refuse_output_over_inputs(const SparseJob& job) {
     };
     check(job.input, "input file");
     if (!job.mask_spec.empty()) check(job.mask_spec.substr(0, job.mask_spec.rfind(':')), "--mask file");
+    if (!job.use_mask_spec.empty()) check(job.use_mask_spec.substr(0, job.use_mask_spec.rfind(':')), "--use-mask file");
     if (!job.matrix_spec.empty()) check(parse_matrix_spec(job.matrix_spec).file, "--matrix file");
 }
 
@@ -164,6 +165,37 @@ SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& sto
         // The output is written under a temporary name and only renamed over -o at the end.
         throw Error(e.code(), std::string(e.what()) + " (" + job.output + (existed ? " is left unchanged)" : " is not written)"));
     }
+}
+
+std::string scan_summary(const SparseSummary& s, const SparseJob& job) {
+    char text[256];
+    std::snprintf(text, sizeof text, "%zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, ", s.frames, s.pixels,
+                  s.decoded_bytes / 1e9, s.seconds);
+    std::string line = text + per_second(static_cast<double>(s.frames), s.seconds) + " on " + s.decoder;
+    if (job.pixels_in_spot > 1)
+        line += "; " + std::to_string(s.pixels_not_in_spots) + " pixels not in spots of " + std::to_string(job.pixels_in_spot) +
+                " dropped";
+    if (s.unmasked) {
+        // mask_source is "none (why)"
+        const std::size_t open = s.mask_source.find('(');
+        line += "; unmasked" + (open == std::string::npos ? std::string() : " " + s.mask_source.substr(open));
+    }
+    return line;
+}
+
+JsonLine scan_json(const SparseSummary& s, const SparseJob& job) {
+    JsonLine j;
+    j.add("kind", "scan").add("input", job.input).add("output", job.output).add("status", s.interrupted ? "interrupted" : "done");
+    j.add("frames", s.frames).add("pixels", s.pixels).add("pixels_not_in_spots", s.pixels_not_in_spots).add("bad_frames", s.bad_frames);
+    j.add("decoded_bytes", s.decoded_bytes).add("seconds", s.seconds).add("frames_per_s", s.seconds > 0 ? s.frames / s.seconds : 0.0);
+    j.add("decoder", s.decoder).add("mask", s.mask_source).add("unmasked", s.unmasked);
+    return j;
+}
+
+JsonLine failed_scan_json(const SparseJob& job, const std::string& error) {
+    JsonLine j;
+    j.add("kind", "scan").add("input", job.input).add("output", job.output).add("status", "failed").add("error", error);
+    return j;
 }
 
 std::string bad_frames_summary(const SparseSummary& s) {
@@ -223,7 +255,10 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
         if (!problem.empty()) {
             ++report.failed;
             std::fprintf(err, "bslz4: %s: %s\n", job.input.c_str(), problem.c_str());
-            std::fprintf(out, "%s: FAILED: %s\n", job.input.c_str(), problem.c_str());
+            if (options.json)
+                std::fprintf(out, "%s\n", failed_scan_json(job, problem).str().c_str());
+            else
+                std::fprintf(out, "%s: FAILED: %s\n", job.input.c_str(), problem.c_str());
             std::fflush(out);
             continue;
         }
@@ -231,8 +266,10 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
         pixels += s.pixels;
         if (s.interrupted) {
             report_bad_frames(s, job.output, err);
-            std::fprintf(out, "%s -> %s: INTERRUPTED after %zu frames\n", job.input.c_str(), job.output.c_str(),
-                         s.frames);
+            if (options.json)
+                std::fprintf(out, "%s\n", scan_json(s, job).str().c_str());
+            else
+                std::fprintf(out, "%s -> %s: INTERRUPTED after %zu frames\n", job.input.c_str(), job.output.c_str(), s.frames);
             std::fprintf(err, "bslz4: interrupted: %s holds the %zu frames done (readable; attribute complete = 0)\n",
                          job.output.c_str(), s.frames);
             std::fprintf(err, "bslz4: not done: %s (interrupted; %s is incomplete)\n", job.input.c_str(),
@@ -244,23 +281,41 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
         ++report.done;
         report.with_bad_frames += s.bad_frames > 0;
         report_bad_frames(s, job.output, err);
-        const std::string bad = bad_frames_summary(s);
-        std::fprintf(out, "%s -> %s: %zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, %s on %s%s%s\n",
-                     job.input.c_str(), job.output.c_str(), s.frames, s.pixels, s.decoded_bytes / 1e9, s.seconds,
-                     per_second(static_cast<double>(s.frames), s.seconds).c_str(), s.decoder.c_str(), bad.empty() ? "" : "; ",
-                     bad.c_str());
+        if (options.json)
+            std::fprintf(out, "%s\n", scan_json(s, job).str().c_str());
+        else if (!options.quiet || s.bad_frames)
+            std::fprintf(out, "%s -> %s: %s%s%s\n", job.input.c_str(), job.output.c_str(), scan_summary(s, job).c_str(),
+                         s.bad_frames ? "; " : "", bad_frames_summary(s).c_str());
         std::fflush(out);
     }
     for (; next < mine.size(); ++next) {
         ++report.not_done;
         std::fprintf(err, "bslz4: not done: %s (not started)\n", plan.inputs[mine[next]].c_str());
+        if (options.json)
+            std::fprintf(out, "%s\n",
+                         JsonLine()
+                             .add("kind", "scan")
+                             .add("input", plan.inputs[mine[next]])
+                             .add("output", plan.outputs[mine[next]])
+                             .add("status", "not_done")
+                             .str()
+                             .c_str());
     }
     report.interrupted = report.not_done > 0;  // a stop after the last file's last batch loses nothing
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(out,
-                 "total (%s): %zu done, %zu failed, %zu not done, %zu with bad frames; %zu frames, %zu pixels kept, %.2f s, %s\n",
-                 which.c_str(), report.done, report.failed, report.not_done, report.with_bad_frames, frames, pixels, seconds,
-                 per_second(static_cast<double>(frames), seconds).c_str());
+    if (options.json) {
+        JsonLine j;
+        j.add("kind", "total").add("shard", std::to_string(shard.index) + "/" + std::to_string(shard.count));
+        j.add("inputs", mine.size()).add("done", report.done).add("failed", report.failed).add("not_done", report.not_done);
+        j.add("with_bad_frames", report.with_bad_frames).add("frames", frames).add("pixels", pixels).add("seconds", seconds);
+        j.add("frames_per_s", seconds > 0 ? frames / seconds : 0.0).add("exit_code", static_cast<std::size_t>(report.exit_code()));
+        std::fprintf(out, "%s\n", j.str().c_str());
+    } else if (!options.quiet || report.exit_code() != 0) {
+        std::fprintf(out,
+                     "total (%s): %zu done, %zu failed, %zu not done, %zu with bad frames; %zu frames, %zu pixels kept, %.2f s, %s\n",
+                     which.c_str(), report.done, report.failed, report.not_done, report.with_bad_frames, frames, pixels, seconds,
+                     per_second(static_cast<double>(frames), seconds).c_str());
+    }
     std::fflush(out);
     return report;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "json_line.hpp"
 #include "sparse_job.hpp"
 
 namespace bslz4::tool {
@@ -46,6 +47,18 @@ CampaignPlan plan_campaign(const SparseJob& options, const std::vector<std::stri
 // run_sparse_job; its error also says what became of the output (left unchanged, not written).
 SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& stop);
 
+// A scan's summary line, after "OUTPUT: " (or "INPUT -> OUTPUT: "): "80 frames, 1234 pixels kept,
+// 0.02 GB decoded, 0.05 s, 1600 frames/s on CPU (16 threads)", then what the reader should know:
+// "; 345 pixels not in spots of 3 dropped", "; unmasked (the file has no pixel_mask)". The bad
+// frames are bad_frames_summary's.
+std::string scan_summary(const SparseSummary& s, const SparseJob& job);
+// The same as one JSON object (for --json): "kind": "scan", input, output, status ("done" or
+// "interrupted"), frames, pixels, pixels_not_in_spots, bad_frames, decoded_bytes, seconds,
+// frames_per_s, decoder, mask, unmasked.
+JsonLine scan_json(const SparseSummary& s, const SparseJob& job);
+// A scan that failed, as a JSON object: "kind": "scan", input, output, "status": "failed", error.
+JsonLine failed_scan_json(const SparseJob& job, const std::string& error);
+
 // A scan's bad frames (--on-error skip) for its summary line: "3 bad frames (nnz 0, in
 // bad_frames): /entry/data/data frame 0 (bad_lz4_sequence), ... and 1 more"; "" when none.
 std::string bad_frames_summary(const SparseSummary& s);
@@ -65,7 +78,10 @@ struct CampaignReport {
 // Runs this shard's inputs in list order with `options` (input and output set per file),
 // creating the folder of the outputs if need be. A summary line per file and a total go to
 // `out`; a failed file's "bslz4: FILE: problem", and when `stop` comes (checked between
-// batches) the files not done, go to `err`.
+// batches) the files not done, go to `err`. options.quiet: only the lines of files not done
+// well (FAILED, INTERRUPTED, or with bad frames) and then the total go to `out`, nothing when
+// every file was done. options.json: instead, a JSON object a line: each file's (scan_json,
+// failed_scan_json, or "status": "not_done"), then "kind": "total" with the counts.
 CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, Shard shard,
                             const std::atomic<bool>& stop, std::FILE* out, std::FILE* err);
 

@@ -11,12 +11,16 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/chunk2sparse_csc.hpp"
+#include "bslz4/cpu_count.hpp"
 #include "bslz4/error.hpp"
 #include "batch_reader.hpp"
+#include "connected_pixels.hpp"
 #include "device_list.hpp"
+#include "frame_selection.hpp"
 #include "hdf5/chunk_index.hpp"
 #include "hdf5/hdf5_file.hpp"
 #include "hdf5/matrix_file.hpp"
@@ -162,7 +166,7 @@ Decoder make_cpu_decoder(const SparseJob& job, const ScanInput& scan, const std:
     const Chunk2SparseOptions o = cpu_options(job, scan);
     if (matrix) {
         auto c = std::make_shared<Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o);
-        return chunk_decoder("CPU (" + std::to_string(std::thread::hardware_concurrency()) + " threads)", c, job.cut);
+        return chunk_decoder("CPU (" + std::to_string(o.threads ? o.threads : usable_cpu_count()) + " threads)", c, job.cut);
     }
     auto c = std::make_shared<Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o);
     return chunk_decoder("CPU (" + std::to_string(c->threads()) + " threads)", c, job.cut);
@@ -240,18 +244,23 @@ private:
 
 std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& scan, std::string& source) {
     std::vector<std::uint8_t> use(scan.ni * scan.nj, 1);
+    if (!job.mask_spec.empty() && !job.use_mask_spec.empty())
+        throw Error(ErrorCode::bad_argument, "give a mask (nonzero = do not use) or a use-mask (nonzero = use), not both");
     if (job.no_mask) {
         source = "none (--no-mask)";
-    } else if (!job.mask_spec.empty()) {
-        const std::size_t colon = job.mask_spec.rfind(':');
+    } else if (!job.mask_spec.empty() || !job.use_mask_spec.empty()) {
+        // Both read the same; they differ in what nonzero means.
+        const bool nexus = !job.mask_spec.empty();
+        const std::string& spec = nexus ? job.mask_spec : job.use_mask_spec;
+        const std::size_t colon = spec.rfind(':');
         if (colon == std::string::npos || colon == 0)
-            throw Error(ErrorCode::bad_argument, "mask '" + job.mask_spec + "': expected FILE:PATH");
-        const std::string file_name = job.mask_spec.substr(0, colon), path = job.mask_spec.substr(colon + 1);
+            throw Error(ErrorCode::bad_argument, "mask '" + spec + "': expected FILE:PATH");
+        const std::string file_name = spec.substr(0, colon), path = spec.substr(colon + 1);
         const h5::Handle file = h5::open_file(file_name);
         const h5::Handle d = h5::open_dataset(file.get(), path, file_name);
-        const auto masked = h5::read_nonzero(d.get(), use.size(), job.mask_spec);
-        for (std::size_t i = 0; i < use.size(); ++i) use[i] = !masked[i];
-        source = job.mask_spec;
+        const auto nonzero = h5::read_nonzero(d.get(), use.size(), spec);
+        for (std::size_t i = 0; i < use.size(); ++i) use[i] = nexus ? !nonzero[i] : nonzero[i] != 0;
+        source = nexus ? spec : spec + " (--use-mask: nonzero = use)";
     } else if (!scan.nexus_mask.empty()) {
         for (std::size_t i = 0; i < use.size(); ++i) use[i] = scan.nexus_mask[i] == 0;
         source = scan.file_name + ":" + scan.nexus_mask_path;
@@ -259,25 +268,6 @@ std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& sca
         source = "none (the file has no pixel_mask)";
     }
     return use;
-}
-
-void frame_range(const std::string& spec, std::size_t frames, std::size_t& a, std::size_t& b) {
-    a = 0;
-    b = frames;
-    if (spec.empty()) return;
-    const std::size_t colon = spec.find(':');
-    auto number = [&](const std::string& t, std::size_t fallback) {
-        if (t.empty()) return fallback;
-        char* end = nullptr;
-        const unsigned long long v = std::strtoull(t.c_str(), &end, 10);
-        if (*end || t[0] == '-') throw Error(ErrorCode::bad_argument, "--frames '" + spec + "': expected A:B with whole numbers");
-        return static_cast<std::size_t>(v);
-    };
-    if (colon == std::string::npos) throw Error(ErrorCode::bad_argument, "--frames '" + spec + "': expected A:B");
-    a = number(spec.substr(0, colon), 0);
-    b = std::min(frames, number(spec.substr(colon + 1), frames));
-    if (a >= b)
-        throw Error(ErrorCode::bad_argument, "--frames " + spec + " selects no frame of the " + std::to_string(frames));
 }
 
 // A decoder's "frame j: why" (j counted in its call) -> "FILE:DATASET frame F: why", F the frame
@@ -402,6 +392,25 @@ private:
     DenseLister dense_;  // made at the first raw chunk
 };
 
+// Each frame's list cut down to its pixels in spots, moved up over what was dropped before it;
+// returns how many pixels were dropped.
+std::size_t keep_pixels_in_spots(SpotFilter& spots, OutputRows& rows) {
+    const std::size_t elem = rows.pixels() ? rows.intensity.size() / rows.pixels() : 0, before = rows.pixels();
+    std::size_t from = 0, to = 0;
+    for (auto& nnz : rows.nnz) {
+        const auto n = static_cast<std::size_t>(nnz);
+        const std::size_t kept = spots.keep(rows.row.data() + from, rows.col.data() + from, rows.intensity.data() + from * elem, n,
+                                            rows.row.data() + to, rows.col.data() + to, rows.intensity.data() + to * elem);
+        nnz = static_cast<std::remove_reference_t<decltype(nnz)>>(kept);
+        from += n;
+        to += kept;
+    }
+    rows.row.resize(to);
+    rows.col.resize(to);
+    rows.intensity.resize(to * elem);
+    return before - to;
+}
+
 }  // namespace
 
 double SparseSummary::steady_frames_per_s() const {
@@ -413,7 +422,8 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     JobTimes& times = summary.times;
     auto t0 = Clock::now();
     const ScanInput scan =
-        open_scan(job.input, job.dataset, job.no_mask || !job.mask_spec.empty() ? NexusMask::skip : NexusMask::read);
+        open_scan(job.input, job.dataset,
+                  job.no_mask || !job.mask_spec.empty() || !job.use_mask_spec.empty() ? NexusMask::skip : NexusMask::read);
     OutputInfo info;
     info.command_line = job.command_line;
     info.input_file = job.input;
@@ -422,6 +432,8 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     info.nj = scan.nj;
     info.type = scan.type;
     const std::vector<std::uint8_t> use = choose_mask(job, scan, info.mask_source);
+    summary.mask_source = info.mask_source;
+    summary.unmasked = info.mask_source.rfind("none", 0) == 0;
     IntegrationMatrix matrix;
     if (!job.matrix_spec.empty()) {
         matrix = read_matrix_file(job.matrix_spec, scan.ni * scan.nj);
@@ -430,8 +442,8 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         info.acc = job.acc;
         info.powder_scale = matrix.fixed_point() ? matrix.powder_scale : 1;
     }
-    std::size_t a = 0, b = 0;
-    frame_range(job.frames_spec, scan.frames, a, b);
+    const FrameRange selected = resolve_frames(parse_frame_selection(job.frames_spec), scan.frames);
+    const std::size_t a = selected.first, b = selected.end;
     if (job.reader_threads > 16)
         throw Error(ErrorCode::bad_argument, "reader threads: " + std::to_string(job.reader_threads) + "; from 1 to 16");
     const IntegrationMatrix* matrix_used = job.matrix_spec.empty() ? nullptr : &matrix;
@@ -496,6 +508,9 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         for (const Decoder& d : made) batches.push_back(std::make_unique<BatchDecoder>(job, scan, use, matrix_used, d));
     };
 
+    // On the collector's thread, which otherwise waits for the decoders: the filter costs the
+    // job nothing while it is faster than they are.
+    SpotFilter spots(job.pixels_in_spot, scan.type, scan.nj);
     Progress progress(b - a, job.quiet);
     const auto loop_start = Clock::now();
     for (const Part& p : parts) {
@@ -515,6 +530,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
                 times.first_frames += rows.frames();
                 first = false;
             }
+            if (spots.active()) summary.pixels_not_in_spots += keep_pixels_in_spots(spots, rows);
             summary.pixels += rows.pixels();
             summary.frames += rows.frames();
             summary.bad_frames += rows.bad.size();

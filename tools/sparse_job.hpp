@@ -16,17 +16,24 @@ struct SparseJob {
     enum class Where { any, cpu, gpu };
     std::string input, dataset, output;
     double cut = 0;
-    std::string mask_spec;    // FILE:PATH, NeXus convention
+    // The mask, in one of two opposite conventions: mask_spec (--mask) as NeXus's pixel_mask
+    // (nonzero = do not use the pixel), use_mask_spec (--use-mask) as the library's (nonzero =
+    // use it). Neither: the file's NeXus pixel_mask when it has one; no_mask: every pixel.
+    std::string mask_spec;      // FILE:PATH
+    std::string use_mask_spec;  // FILE:PATH
     bool no_mask = false;
     std::string matrix_spec;  // FILE:GROUP
     Accumulator acc = Accumulator::f64;
-    std::string frames_spec;  // A:B
+    std::string frames_spec;  // A:B, as frame_selection.hpp reads it
     Where where = Where::any;
     // The GPUs a scan's frames are spread over, batch by batch (output still in frame order);
     // empty: GPU 0. Naming any with no GPU present is an error, not a run on the CPU.
     std::vector<int> devices;
-    bool quiet = false;
+    bool quiet = false;  // no progress
+    bool json = false;   // summaries as JSON lines (cmd_sparse, run_campaign)
     std::string command_line;
+    // One output group per data file of an Eiger master instead of one for the scan.
+    bool per_file = false;
     // A frame that cannot be decoded: stop the scan (throw_first, the default: the error names
     // the file, the dataset and the frame), or write it with nnz 0 and a zero powder, list it in
     // the group's bad_frames and go on (report: --on-error skip).
@@ -35,6 +42,10 @@ struct SparseJob {
     // written is the count kept; the GPU and the CPU write the same lists.
     std::optional<std::size_t> howmany;
     std::optional<std::vector<double>> thresholds;
+    // ImageD11's pixels_in_spot (--pixels-in-spot K): a frame's listed pixels in 8-connected
+    // groups of fewer than K are dropped, after top pixels, on the host (connected_pixels.hpp);
+    // 0 or 1 keeps every pixel. nnz and the summary count what is kept.
+    std::size_t pixels_in_spot = 0;
     // Positional reads of chunks at once (1 to 16); 0: 2 on the CPU, 2 + 2 a GPU on GPUs (the
     // GPUs decode faster than two threads read a page-cached file).
     unsigned reader_threads = 0;
@@ -70,11 +81,16 @@ struct JobTimes {
 };
 
 struct SparseSummary {
-    std::size_t frames = 0, pixels = 0;
+    std::size_t frames = 0, pixels = 0;  // pixels: those written
+    std::size_t pixels_not_in_spots = 0;  // listed, then dropped by job.pixels_in_spot
     double decoded_bytes = 0, seconds = 0;  // seconds: from the readers' start to the file's close
     bool interrupted = false;
     std::string decoder;  // "GPU 0 (NVIDIA H200)", "2 GPUs (0, 1: NVIDIA H200)" or "CPU (16 threads)"
     std::vector<std::size_t> frames_per_gpu;  // in the order of job.devices (empty on the CPU)
+    // The mask used, as the output's attribute names it; unmasked: every pixel was used, because
+    // the file has no pixel_mask (a LImA file, say) or --no-mask said so.
+    std::string mask_source;
+    bool unmasked = false;
     unsigned reader_threads = 0;
     // On GPUs, the ring's slots in ordinary memory (each GPU object copies a batch into pinned
     // staging of its own, made once), or in pinned memory (uploaded by DMA straight from there).

@@ -4,11 +4,12 @@
 #include <system_error>
 #include <utility>
 
+#include "bslz4/cpu_count.hpp"
+
 namespace bslz4::detail {
 
 ThreadPool::ThreadPool(unsigned threads) {
-    if (threads == 0) threads = std::thread::hardware_concurrency();
-    if (threads == 0) threads = 1;
+    if (threads == 0) threads = usable_cpu_count();
     for (unsigned w = 1; w < threads; ++w) {
         try {
             threads_.emplace_back([this, w] { worker_loop(w); });

@@ -16,7 +16,7 @@ class ThreadPool {
 public:
     using Task = std::function<void(std::size_t task, unsigned worker)>;
 
-    explicit ThreadPool(unsigned threads);  // 0: all cores
+    explicit ThreadPool(unsigned threads);  // 0: every CPU the process may use (usable_cpu_count)
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;
     ThreadPool& operator=(const ThreadPool&) = delete;
