@@ -177,8 +177,12 @@ std::string scan_summary(const SparseSummary& s, const SparseJob& job) {
                 " dropped";
     if (s.unmasked) {
         // mask_source is "none (why)"
-        const std::size_t open = s.mask_source.find('(');
-        line += "; unmasked" + (open == std::string::npos ? std::string() : " " + s.mask_source.substr(open));
+        const std::size_t open = s.mask_source.find('('), close = s.mask_source.rfind(')');
+        line += "; unmasked";
+        if (open != std::string::npos && close > open) line += " (" + s.mask_source.substr(open + 1, close - open - 1);
+        for (std::size_t k = 0; k < s.mask_looked_for.size(); ++k)
+            line += (k ? " or " : ": none at ") + s.mask_looked_for[k];
+        if (open != std::string::npos && close > open) line += ")";
     }
     return line;
 }

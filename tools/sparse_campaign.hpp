@@ -49,8 +49,8 @@ SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& sto
 
 // A scan's summary line, after "OUTPUT: " (or "INPUT -> OUTPUT: "): "80 frames, 1234 pixels kept,
 // 0.02 GB decoded, 0.05 s, 1600 frames/s on CPU (16 threads)", then what the reader should know:
-// "; 345 pixels not in spots of 3 dropped", "; unmasked (the file has no pixel_mask)". The bad
-// frames are bad_frames_summary's.
+// "; 345 pixels not in spots of 3 dropped", "; unmasked (the file has no pixel_mask: none at
+// /entry/instrument/detector/pixel_mask)". The bad frames are bad_frames_summary's.
 std::string scan_summary(const SparseSummary& s, const SparseJob& job);
 // The same as one JSON object (for --json): "kind": "scan", input, output, status ("done" or
 // "interrupted"), frames, pixels, pixels_not_in_spots, bad_frames, decoded_bytes, seconds,

@@ -434,6 +434,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     const std::vector<std::uint8_t> use = choose_mask(job, scan, info.mask_source);
     summary.mask_source = info.mask_source;
     summary.unmasked = info.mask_source.rfind("none", 0) == 0;
+    if (summary.unmasked && !job.no_mask) summary.mask_looked_for = scan.mask_looked_for;
     IntegrationMatrix matrix;
     if (!job.matrix_spec.empty()) {
         matrix = read_matrix_file(job.matrix_spec, scan.ni * scan.nj);

@@ -91,6 +91,7 @@ struct SparseSummary {
     // the file has no pixel_mask (a LImA file, say) or --no-mask said so.
     std::string mask_source;
     bool unmasked = false;
+    std::vector<std::string> mask_looked_for;  // unmasked for want of a pixel_mask: the paths looked at
     unsigned reader_threads = 0;
     // On GPUs, the ring's slots in ordinary memory (each GPU object copies a batch into pinned
     // staging of its own, made once), or in pinned memory (uploaded by DMA straight from there).
