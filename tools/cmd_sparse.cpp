@@ -52,7 +52,10 @@ constexpr const char* kHelp =
     "  --frames A:B         frames A to B-1 of the scan (default all), as a Python slice: A or\n"
     "                       B may be left out, negative ones count from the end (-10: is the\n"
     "                       last ten); an end past the scan is an error naming its length\n"
-    "  --cpu | --gpu        where to decode (default: the GPU when there is one)\n"
+    "  --cpu | --gpu        where to decode (default: the GPU when there is one); the CPU\n"
+    "                       decoder runs a thread on each CPU the process may use (its\n"
+    "                       affinity mask: taskset, SLURM's --cpus-per-task; its cgroup's\n"
+    "                       CPU quota), not on every core of the machine\n"
     "  --device D           which GPUs: N (default 0), a comma list such as 0,1, or all; the\n"
     "                       batches of 64 frames go to whichever GPU is free (two decoders a\n"
     "                       GPU), the output is the same and in frame order. No GPU there is\n"
@@ -91,8 +94,9 @@ constexpr const char* kHelp =
     "  --shard K/N          only inputs K, K+N, K+2N... of the list (0 <= K < N), e.g.\n"
     "                       --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT in a job array\n"
     "A failed scan is reported (bslz4: FILE: problem) and the others go on; a line per scan and\n"
-    "a total go to stdout. Ctrl-C stops after the current batch (that output is readable and\n"
-    "marked incomplete) and names the scans not done.\n"
+    "a total go to stdout (with --quiet only the lines of scans FAILED, INTERRUPTED or with bad\n"
+    "frames, and then the total). Ctrl-C stops after the current batch (that output is readable\n"
+    "and marked incomplete) and names the scans not done.\n"
     "Exit: 0 all done, 1 a scan failed or had bad frames, 2 bad usage (nothing run), 130 interrupted.\n";
 
 #if BSLZ4_HAVE_HDF5
