@@ -160,7 +160,7 @@ TEST_CASE(
         for (std::size_t k = 0; k < n; ++k) {
             const std::string shard = std::to_string(k) + "/" + std::to_string(n);
             const test::ToolResult r =
-                run_tool("sparse --list " + c.list + " -o " + out + "/ --cut 4 --cpu --quiet --shard " + shard);
+                run_tool("sparse --list " + c.list + " -o " + out + "/ --cut 4 --cpu --shard " + shard);
             INFO("shard " << shard << "\n" << r.out << r.err);
             bool has_failing = false;
             for (std::size_t i = k; i < c.inputs.size(); i += n)
@@ -188,7 +188,7 @@ TEST_CASE("several inputs on the command line go to -o DIR as a list would; one 
     const std::string out = temp_path("campaign_positional");
     std::filesystem::remove_all(out);
     const test::ToolResult r =
-        run_tool("sparse " + c.good[0] + " " + c.good[1] + " -o " + out + " --cut 4 --cpu --quiet");
+        run_tool("sparse " + c.good[0] + " " + c.good[1] + " -o " + out + " --cut 4 --cpu");
     INFO(r.out << r.err);
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("total (2 inputs): 2 done, 0 failed, 0 not done"));

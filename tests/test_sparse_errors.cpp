@@ -301,7 +301,7 @@ TEST_CASE("in a campaign under --on-error skip, a scan with bad frames is writte
     std::filesystem::remove_all(dir);
     const std::string damaged_out = tool::sparse_output_name(s.damaged, dir + "/"),
                       clean_out = tool::sparse_output_name(s.clean, dir + "/");
-    test::ToolResult r = run_tool("sparse " + s.damaged + " " + s.clean + " -o " + dir + "/ --cut 4 --cpu --quiet --on-error skip");
+    test::ToolResult r = run_tool("sparse " + s.damaged + " " + s.clean + " -o " + dir + "/ --cut 4 --cpu --on-error skip");
     INFO(r.err << r.out);
     CHECK(r.code == 1);
     CHECK_THAT(r.out, Catch::Contains(s.damaged + " -> " + damaged_out + ": 150 frames") &&
@@ -317,7 +317,7 @@ TEST_CASE("in a campaign under --on-error skip, a scan with bad frames is writte
     }
     CHECK(test::H5Reader(clean_out).bad_frames(kGroup + "/bad_frames").empty());
     // the clean scan alone: exit 0
-    r = run_tool("sparse " + s.clean + " -o " + dir + "/ --cut 4 --cpu --quiet --on-error skip");
+    r = run_tool("sparse " + s.clean + " -o " + dir + "/ --cut 4 --cpu --on-error skip");
     CHECK(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("total (1 inputs): 1 done, 0 failed, 0 not done, 0 with bad frames;"));
     // under stop, the damaged scan fails as before and is not written

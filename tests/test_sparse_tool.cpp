@@ -94,7 +94,7 @@ TEST_CASE("sparse writes the ImageD11 layout, equal to the library's lists and p
     const Scan s = write_test_scan(scan);
     const IntegrationMatrix m = normalise_matrix(test::random_csr(40, kNi * kNj, 2.0, 9).input());
     tool::write_matrix(mat, "csr", m);
-    const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --matrix " + mat + ":csr --cpu --quiet");
+    const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --matrix " + mat + ":csr --cpu");
     INFO(r.err);
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("70 frames"));
@@ -157,7 +157,7 @@ TEST_CASE("an Eiger master file's external data links are followed in order, a g
     const Scan s = write_test_scan(part1);
     write_test_scan(part2);
     write_master_file(master, {"bslz4_test_master_data_000001.h5", "bslz4_test_master_data_000002.h5"});
-    const test::ToolResult r = run_tool("sparse " + master + " -o " + out + " --cut 4 --no-mask --cpu --quiet");
+    const test::ToolResult r = run_tool("sparse " + master + " -o " + out + " --cut 4 --no-mask --cpu");
     INFO(r.err);
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("140 frames"));
