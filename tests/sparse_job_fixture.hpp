@@ -34,8 +34,8 @@ inline void check_stopped_after_first_batch(const tool::SparseJob& job) {
     CHECK(s.interrupted);
     CHECK(s.frames == 64);
     const H5Reader f(job.output);
-    CHECK(f.attribute("/entry_data_data", "nframes") == std::vector<std::int64_t>{64});
-    CHECK(f.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{0});
+    CHECK(f.attribute("/entry/data/data", "nframes") == std::vector<std::int64_t>{64});
+    CHECK(f.attribute("/entry/data/data", "complete") == std::vector<std::int64_t>{0});
 }
 
 // The files beside `path` named after it with ".part" and more: the temporaries SparseOutput

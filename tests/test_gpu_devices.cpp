@@ -270,10 +270,10 @@ struct SparseFile {
 
 SparseFile read_sparse(const std::string& path) {
     const test::H5Reader f(path);
-    return {f.dataset<std::uint32_t>("/entry_data_data/row", H5T_NATIVE_UINT32),
-            f.dataset<std::uint32_t>("/entry_data_data/col", H5T_NATIVE_UINT32),
-            f.dataset<std::uint32_t>("/entry_data_data/nnz", H5T_NATIVE_UINT32),
-            f.dataset<std::uint32_t>("/entry_data_data/intensity", H5T_NATIVE_UINT32)};
+    return {f.dataset<std::uint32_t>("/entry/data/data/row", H5T_NATIVE_UINT32),
+            f.dataset<std::uint32_t>("/entry/data/data/col", H5T_NATIVE_UINT32),
+            f.dataset<std::uint32_t>("/entry/data/data/nnz", H5T_NATIVE_UINT32),
+            f.dataset<std::uint32_t>("/entry/data/data/intensity", H5T_NATIVE_UINT32)};
 }
 
 tool::SparseSummary run_job(const std::string& scan, const std::string& out, tool::SparseJob::Where where,
@@ -426,8 +426,8 @@ TEST_CASE("bslz4 sparse --on-error skip on the GPU writes what the CPU writes: t
         run_job(scan, cpu_out, tool::SparseJob::Where::cpu, {}, OnError::report, mat + ":csr");
     REQUIRE(cpu.bad_frames == test::bad_chunks().size());
     const test::H5Reader want(cpu_out);
-    const auto want_bad = want.bad_frames("/entry_data_data/bad_frames");
-    const auto want_powder = want.dataset<std::int64_t>("/entry_data_data/powder", H5T_NATIVE_INT64);
+    const auto want_bad = want.bad_frames("/entry/data/data/bad_frames");
+    const auto want_powder = want.dataset<std::int64_t>("/entry/data/data/powder", H5T_NATIVE_INT64);
     std::vector<std::vector<int>> placements = {{0}};
     if (cuda::device_count() >= 2) {
         placements.emplace_back();
@@ -446,8 +446,8 @@ TEST_CASE("bslz4 sparse --on-error skip on the GPU writes what the CPU writes: t
         CHECK(got.col == expected.col);
         CHECK(got.intensity == expected.intensity);
         const test::H5Reader f(out);
-        CHECK(f.dataset<std::int64_t>("/entry_data_data/powder", H5T_NATIVE_INT64) == want_powder);
-        const auto bad = f.bad_frames("/entry_data_data/bad_frames");
+        CHECK(f.dataset<std::int64_t>("/entry/data/data/powder", H5T_NATIVE_INT64) == want_powder);
+        const auto bad = f.bad_frames("/entry/data/data/bad_frames");
         REQUIRE(bad.size() == want_bad.size());
         for (std::size_t k = 0; k < bad.size(); ++k) {
             INFO("bad frame " << want_bad[k].frame);

@@ -95,15 +95,15 @@ TEST_CASE("bslz4 sparse on eiger_like.h5 with powder.h5's matrix gives the libra
     INFO(run.err);
     REQUIRE(run.code == 0);
     const test::H5Reader f(out);
-    const auto powder = f.dataset<double>("/entry_data_data/powder", H5T_NATIVE_DOUBLE);
+    const auto powder = f.dataset<double>("/entry/data/data/powder", H5T_NATIVE_DOUBLE);
     REQUIRE(powder.size() == r.expected.size());
     for (std::size_t k = 0; k < powder.size(); ++k)
         REQUIRE(std::fabs(powder[k] - r.expected[k]) <= 1e-12 * std::max(1.0, std::fabs(r.expected[k])));
-    const auto nnz = f.dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32);
+    const auto nnz = f.dataset<std::int32_t>("/entry/data/data/nnz", H5T_NATIVE_INT32);
     Chunk2Sparse lib(r.use, r.ni, r.nj, PixelType::u32);
     const SparseBatch want = lib.multi(std::vector<ByteView>(r.chunks.begin(), r.chunks.end()), 10.0);
     for (std::size_t fr = 0; fr < r.frames; ++fr) REQUIRE(static_cast<std::size_t>(nnz[fr]) == want.npixels[fr]);
-    CHECK(f.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{1});
+    CHECK(f.attribute("/entry/data/data", "complete") == std::vector<std::int64_t>{1});
 }
 
 #if BSLZ4_HAVE_CUDA

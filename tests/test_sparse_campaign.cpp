@@ -73,7 +73,7 @@ struct SparseContent {
 
 SparseContent content_of(const std::string& path) {
     const test::H5Reader f(path);
-    const std::string g = "/entry_data_data";
+    const std::string g = "/entry/data/data";
     return {f.dataset<std::int32_t>(g + "/nnz", H5T_NATIVE_INT32),
             f.dataset<std::uint32_t>(g + "/row", H5T_NATIVE_UINT32),
             f.dataset<std::uint32_t>(g + "/col", H5T_NATIVE_UINT32),

@@ -57,7 +57,7 @@ bool file_exists(const std::string& path) {
     return stat(path.c_str(), &st) == 0;
 }
 
-std::int64_t nframes_in(const test::H5Reader& f) { return f.attribute("/entry_data_data", "nframes").at(0); }
+std::int64_t nframes_in(const test::H5Reader& f) { return f.attribute("/entry/data/data", "nframes").at(0); }
 
 // A matrix group as a pyFAI engine's arrays may be saved: data, indices, indptr, and the
 // attribute shape only when `with_shape`.
@@ -151,7 +151,7 @@ TEST_CASE("a successful run replaces an existing output file; a reader of the ol
     }
     const test::H5Reader now(out);
     CHECK(nframes_in(now) == static_cast<std::int64_t>(kCliFrames));
-    CHECK(now.attribute("/entry_data_data", "complete") == std::vector<std::int64_t>{1});
+    CHECK(now.attribute("/entry/data/data", "complete") == std::vector<std::int64_t>{1});
     struct stat st {};
     REQUIRE(stat(out.c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0640);  // the replaced file's permissions are kept
@@ -252,7 +252,7 @@ TEST_CASE("a matrix saved without a shape attribute: bins and pixels are inferre
                                             " --cpu --quiet");
         INFO(group << ": " << r.err);
         REQUIRE(r.code == 0);
-        const auto powder = test::H5Reader(out).dataset<double>("/entry_data_data/powder", H5T_NATIVE_DOUBLE);
+        const auto powder = test::H5Reader(out).dataset<double>("/entry/data/data/powder", H5T_NATIVE_DOUBLE);
         REQUIRE(powder.size() == kCliFrames * 24);
         if (first.empty()) first = powder;
         CHECK(powder == first);
@@ -318,8 +318,8 @@ TEST_CASE("--readers N sets the reading threads: any count gives the same file, 
         INFO(readers << ": " << r.err);
         REQUIRE(r.code == 0);
         const test::H5Reader f(out);
-        const auto rows = f.dataset<std::uint32_t>("/entry_data_data/row", H5T_NATIVE_UINT32);
-        const auto nnz = f.dataset<std::uint32_t>("/entry_data_data/nnz", H5T_NATIVE_UINT32);
+        const auto rows = f.dataset<std::uint32_t>("/entry/data/data/row", H5T_NATIVE_UINT32);
+        const auto nnz = f.dataset<std::uint32_t>("/entry/data/data/nnz", H5T_NATIVE_UINT32);
         REQUIRE(nnz.size() == kCliFrames);
         if (first_rows.empty()) first_rows = rows;
         CHECK(rows == first_rows);
@@ -415,7 +415,7 @@ IndexedScan indexed_scan(const std::string& path, std::size_t frames) {
 OutputRows numbered_rows(const tool::ReadBatch& batch, std::size_t k) {
     std::this_thread::sleep_for(std::chrono::milliseconds((batch.number * 7 + k * 3) % 11));
     OutputRows rows;
-    for (std::size_t f = 0; f < batch.lengths.size(); ++f) rows.nnz.push_back(static_cast<std::int32_t>(batch.first + f));
+    for (std::size_t f = 0; f < batch.lengths.size(); ++f) rows.nnz.push_back(static_cast<std::uint32_t>(batch.first + f));
     return rows;
 }
 
@@ -429,7 +429,7 @@ TEST_CASE("batches taken by several decoders at once come back in frame order; a
         INFO(decoders << " decoders");
         tool::BufferRing ring(2 + 2 * decoders, tool::largest_batch_bytes(s.index, 64), tool::ordinary_memory);
         tool::BatchReader reader(s.index, ring, 64, 2);
-        std::vector<std::int32_t> seen;
+        std::vector<std::uint32_t> seen;
         std::vector<std::size_t> by(decoders, 0);
         std::mutex m;
         const bool all = tool::decode_in_order(
@@ -447,7 +447,7 @@ TEST_CASE("batches taken by several decoders at once come back in frame order; a
             });
         CHECK(all);
         REQUIRE(seen.size() == frames);
-        for (std::size_t f = 0; f < frames; ++f) REQUIRE(seen[f] == static_cast<std::int32_t>(f));
+        for (std::size_t f = 0; f < frames; ++f) REQUIRE(seen[f] == static_cast<std::uint32_t>(f));
         if (decoders > 1) CHECK(std::count(by.begin(), by.end(), 0u) == 0);  // each took some
     }
     // batch 4 fails on whichever decoder takes it: batches 0 to 3 are sunk first, none after
@@ -462,7 +462,7 @@ TEST_CASE("batches taken by several decoders at once come back in frame order; a
                                   return numbered_rows(b, k);
                               },
                               [&](OutputRows&& rows) {
-                                  CHECK(rows.nnz.front() == static_cast<std::int32_t>(64 * sunk));
+                                  CHECK(rows.nnz.front() == static_cast<std::uint32_t>(64 * sunk));
                                   ++sunk;
                                   return true;
                               }),

@@ -32,7 +32,7 @@ using test::temp_path;
 namespace {
 
 constexpr std::size_t kBins = 16;
-const std::string kGroup = "/entry_data_data";
+const std::string kGroup = "/entry/data/data";
 
 bool file_exists(const std::string& path) {
     struct stat st {};

@@ -3,6 +3,7 @@
 // message.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <numeric>
 #include <system_error>
 
 #include "bslz4/bslz4.hpp"
@@ -101,7 +103,7 @@ TEST_CASE("sparse writes the ImageD11 layout, equal to the library's lists and p
 
     Chunk2SparseCSC lib(s.use, kNi, kNj, PixelType::u16, m);
     const IntegratedBatch want = lib.multi(std::vector<ByteView>(s.chunks.begin(), s.chunks.end()), 4.0);
-    const std::string g = "/entry_data_data";
+    const std::string g = "/entry/data/data";
     {
         const test::H5Reader f(out);
         CHECK(f.attribute(g, "shape0") == std::vector<std::int64_t>{kNi});
@@ -162,8 +164,8 @@ TEST_CASE("an Eiger master file's external data links are followed in order, a g
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("140 frames"));
     const test::H5Reader f(out);
-    CHECK(f.attribute("/entry_data_data_000001", "nframes") == std::vector<std::int64_t>{kFrames});
-    CHECK(f.attribute("/entry_data_data_000002", "nframes") == std::vector<std::int64_t>{kFrames});
+    CHECK(f.attribute("/entry/data/data_000001", "nframes") == std::vector<std::int64_t>{kFrames});
+    CHECK(f.attribute("/entry/data/data_000002", "nframes") == std::vector<std::int64_t>{kFrames});
     (void)s;
 }
 
@@ -174,7 +176,7 @@ TEST_CASE("an Eiger master file's data link that does not resolve is an error na
     write_test_scan(part1);
     // the second file of the scan is missing: reading the first alone would lose frames silently
     write_master_file(master, {"bslz4_test_broken_master_data_000001.h5", "bslz4_test_broken_master_data_000002.h5"});
-    const test::ToolResult r = run_tool("sparse " + master + " -o " + out + " --cut 4 --no-mask --cpu --quiet");
+    const test::ToolResult r = run_tool("sparse " + master + " -o " + out + " --cut 4 --no-mask --cpu");
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("/entry/data/data_000002 is an external link to "
@@ -185,7 +187,7 @@ TEST_CASE("an interrupted run leaves a readable file with the frames done, marke
     const std::string scan = temp_path("scan_stop.h5"), out = temp_path("out_stop.h5");
     write_test_scan(scan);
     test::check_stopped_after_first_batch(test::cpu_sparse_job(scan, out));
-    CHECK(test::H5Reader(out).dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32).size() == 64);
+    CHECK(test::H5Reader(out).dataset<std::int32_t>("/entry/data/data/nnz", H5T_NATIVE_INT32).size() == 64);
 }
 
 TEST_CASE("sparse refuses bad input with a message naming it", "[sparse-tool]") {
@@ -362,7 +364,7 @@ std::size_t line_count(const std::string& s) { return static_cast<std::size_t>(s
 
 // Pixels listed per frame by `bslz4 sparse` in OUT's first group.
 std::vector<std::int32_t> listed_per_frame(const std::string& out) {
-    return test::H5Reader(out).dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32);
+    return test::H5Reader(out).dataset<std::int32_t>("/entry/data/data/nnz", H5T_NATIVE_INT32);
 }
 
 std::vector<std::int32_t> library_per_frame(const std::vector<std::uint8_t>& use,
@@ -725,14 +727,14 @@ TEST_CASE("chunks stored in reverse frame order are read by position and listed 
         const std::atomic<bool> stop{false};
         const tool::SparseSummary s = tool::run_sparse_job(cpu_job(scan, out, threads), stop);
         CHECK(s.frames == kFrames);
-        check_group(out, "/entry_data_data", want, kFrames);
+        check_group(out, "/entry/data/data", want, kFrames);
     }
     // the same through HDF5's reads (a dataset past the per-chunk index limit)
     tool::SparseJob job = cpu_job(scan, out, 3);
     job.per_chunk_index_limit = 0;
     const std::atomic<bool> stop{false};
     tool::run_sparse_job(job, stop);
-    check_group(out, "/entry_data_data", want, kFrames);
+    check_group(out, "/entry/data/data", want, kFrames);
 }
 
 TEST_CASE("a chunk stored with bitshuffle skipped (filter mask 1) holds the raw frame: listed on the host, in frame order",
@@ -754,7 +756,7 @@ TEST_CASE("a chunk stored with bitshuffle skipped (filter mask 1) holds the raw 
     job.matrix_spec = mat + ":csr";
     const std::atomic<bool> stop{false};
     CHECK(tool::run_sparse_job(job, stop).frames == kFrames);
-    check_group(out, "/entry_data_data", want, kFrames, 40);
+    check_group(out, "/entry/data/data", want, kFrames, 40);
 
     // a "raw" chunk that is not a frame's size is refused, naming the frame
     stored[9].resize(stored[9].size() - 2);
@@ -780,8 +782,8 @@ TEST_CASE("a scan of several datasets (external links) equals the library per da
     job.frames_spec = "50:120";  // frames 50-69 of the first file, 0-49 of the second
     const std::atomic<bool> stop{false};
     CHECK(tool::run_sparse_job(job, stop).frames == 70);
-    check_group(out, "/entry_data_data_000001", library_lists(first, 50), 20);
-    check_group(out, "/entry_data_data_000002", library_lists(second, 0, 50), 50);
+    check_group(out, "/entry/data/data_000001", library_lists(first, 50), 20);
+    check_group(out, "/entry/data/data_000002", library_lists(second, 0, 50), 50);
 }
 
 TEST_CASE("an interrupted run with several reader threads and the writer's thread leaves a readable file marked incomplete",
@@ -792,7 +794,7 @@ TEST_CASE("an interrupted run with several reader threads and the writer's threa
     test::check_stopped_after_first_batch(cpu_job(scan, out, 4));
     const test::H5Reader f(out);
     const IntegratedBatch want = library_lists(chunks, 0, 64);
-    const auto nnz = f.dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32);
+    const auto nnz = f.dataset<std::int32_t>("/entry/data/data/nnz", H5T_NATIVE_INT32);
     REQUIRE(nnz.size() == 64);
     for (std::size_t fr = 0; fr < 64; ++fr) CHECK(static_cast<std::size_t>(nnz[fr]) == want.sparse.npixels[fr]);
 }
@@ -885,7 +887,7 @@ TEST_CASE("bad frames are written with nnz 0 and a zero powder, and listed in ba
         output.append(second);
         output.close_group(true);
     }
-    const std::string g = "/entry_data_data";
+    const std::string g = "/entry/data/data";
     {
         const test::H5Reader f(snapshot);
         CHECK(f.dataset<std::int32_t>(g + "/nnz", H5T_NATIVE_INT32) == std::vector<std::int32_t>{2, 0, 2});
@@ -928,10 +930,191 @@ TEST_CASE("an output with no bad frames has an empty bad_frames in every group",
     const std::atomic<bool> stop{false};
     REQUIRE(tool::run_sparse_job(cpu_job(master, out, 2), stop).frames == 20);
     const test::H5Reader f(out);
-    for (const std::string g : {"/entry_data_data_000001", "/entry_data_data_000002"}) {
+    for (const std::string g : {"/entry/data/data_000001", "/entry/data/data_000002"}) {
         INFO(g);
         CHECK(f.member_names(g + "/bad_frames") == std::vector<std::string>{"frame", "code", "code_name", "message"});
         CHECK(f.bad_frames(g + "/bad_frames").empty());
         CHECK(f.dataset<std::int32_t>(g + "/nnz", H5T_NATIVE_INT32).size() == 10);
+    }
+}
+
+// ImageD11's segmenter's layout (tests/imaged11_layout.py compares with ImageD11 itself).
+TEST_CASE("the output is laid out as ImageD11's segmenter writes it: the group at the input dataset's path, row and col "
+          "uint16, intensity in the pixel type, nnz uint32, itype uint16, npx, strings variable-length UTF-8",
+          "[sparse-tool][layout]") {
+    const std::string scan = temp_path("layout_scan.h5"), out = temp_path("layout_out.h5");
+    std::vector<std::vector<std::uint8_t>> chunks;
+    for (std::uint32_t f = 0; f < 20; ++f) chunks.push_back(encode_chunk(synthetic_eiger_frame(kNi, kNj, PixelType::u32, f), 4));
+    tool::write_scan(scan, kNi, kNj, PixelType::u32, chunks.size(), {}, chunks);
+    const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const test::H5Reader f(out);
+    const std::string g = "/entry/data/data";
+    CHECK(f.stored_as(g + "/row", H5T_STD_U16LE));
+    CHECK(f.stored_as(g + "/col", H5T_STD_U16LE));
+    CHECK(f.stored_as(g + "/intensity", H5T_STD_U32LE));
+    CHECK(f.stored_as(g + "/nnz", H5T_STD_U32LE));
+    CHECK(f.text_attribute(g, "itype") == std::vector<std::string>{"uint16"});  // the index type, as ImageD11 reads it
+    CHECK(f.attribute(g, "nframes") == std::vector<std::int64_t>{20});
+    CHECK(f.attribute(g, "shape0") == std::vector<std::int64_t>{kNi});
+    CHECK(f.attribute(g, "shape1") == std::vector<std::int64_t>{kNj});
+    const auto nnz = f.dataset<std::int64_t>(g + "/nnz", H5T_NATIVE_INT64);
+    const std::int64_t total = std::accumulate(nnz.begin(), nnz.end(), std::int64_t{0});
+    CHECK(total > 0);
+    CHECK(f.attribute(g, "npx") == std::vector<std::int64_t>{total});
+    CHECK(f.dataset<std::uint32_t>(g + "/row", H5T_NATIVE_UINT32).size() == static_cast<std::size_t>(total));
+    CHECK(f.text_attribute(g, "sources") == std::vector<std::string>{"/entry/data/data"});
+    CHECK_THAT(f.text_attribute(g, "command_line").at(0), Catch::Contains("--cut 4"));
+    CHECK(f.text_attribute(g, "mask_source").size() == 1);
+    CHECK_THAT(f.text_attribute("/", "command_line").at(0), Catch::Contains("--cut 4"));
+    CHECK(f.text_attribute("/", "input_file") == std::vector<std::string>{scan});
+    // the lists: bitshuffle + lz4 of their element size, every chunk encoded once the run is done
+    for (const std::string list : {"row", "col", "intensity"}) {
+        INFO(list);
+        H5Z_filter_t id = -1;
+        const std::vector<unsigned> values = f.filter_values(g + "/" + list, id);
+        CHECK(id == 32008);
+        REQUIRE(values.size() >= 5);
+        CHECK(values[2] == (list == "intensity" ? 4u : 2u));
+        CHECK(values[4] == 2u);
+        const auto masks = f.chunk_filter_masks(g + "/" + list);
+        CHECK(std::count(masks.begin(), masks.end(), 0u) == static_cast<std::ptrdiff_t>(masks.size()));
+    }
+}
+
+namespace {
+
+// A batch of frames of the given sizes, numbered from `first_pixel` on: pixel p is at flat
+// index (p * 7919) % (300 * 300), ascending within its frame, with the value p % 65521.
+tool::OutputRows numbered_pixels(const std::vector<std::size_t>& sizes, std::size_t& pixel) {
+    tool::OutputRows rows;
+    for (const std::size_t n : sizes) {
+        std::vector<std::uint32_t> indices;
+        std::vector<std::uint16_t> values;
+        for (std::size_t k = 0; k < n; ++k, ++pixel) {
+            indices.push_back(static_cast<std::uint32_t>((pixel * 7919) % (300 * 300)));
+            values.push_back(static_cast<std::uint16_t>(pixel % 65521));
+        }
+        std::sort(indices.begin(), indices.end());
+        rows.add(SparseFrame{n, values.data(), indices.data(), PixelType::u16}, 300, nullptr, 0);
+    }
+    return rows;
+}
+
+struct Lists {
+    std::vector<std::uint32_t> row, col, intensity, nnz;
+};
+
+Lists lists_in(const std::string& path) {
+    const test::H5Reader f(path);
+    const std::string g = "/entry/data/data";
+    return {f.dataset<std::uint32_t>(g + "/row", H5T_NATIVE_UINT32), f.dataset<std::uint32_t>(g + "/col", H5T_NATIVE_UINT32),
+            f.dataset<std::uint32_t>(g + "/intensity", H5T_NATIVE_UINT32), f.dataset<std::uint32_t>(g + "/nnz", H5T_NATIVE_UINT32)};
+}
+
+}  // namespace
+
+TEST_CASE("lists appended in batches across chunk boundaries read back whole with each compression, also from a file "
+          "left between two batches (its last chunk unencoded, filter skipped)",
+          "[sparse-tool][layout]") {
+    // frames of 16,384 pixels and more cross the lists' chunks, one batch ends on a boundary
+    const std::vector<std::vector<std::size_t>> batches = {{5, 0, 16379}, {1, 20000}, {3}, {40000, 2, 4}, {16384 - 12}};
+    for (const tool::ListCompression c : {tool::ListCompression::bitshuffle_lz4, tool::ListCompression::deflate,
+                                          tool::ListCompression::none}) {
+        INFO(tool::list_compression_name(c));
+        const std::string out = temp_path("lists_out.h5"), snapshot = temp_path("lists_snapshot.h5");
+        tool::OutputInfo info;
+        info.ni = info.nj = 300;
+        info.compression = c;
+        Lists want;
+        std::size_t pixel = 0, snapshot_pixels = 0, snapshot_frames = 0;
+        {
+            tool::SparseOutput output(out, info);
+            output.begin_group("/entry/data/data", 10);
+            for (std::size_t b = 0; b < batches.size(); ++b) {
+                const tool::OutputRows rows = numbered_pixels(batches[b], pixel);
+                output.append(rows);
+                want.row.insert(want.row.end(), rows.row.begin(), rows.row.end());
+                want.col.insert(want.col.end(), rows.col.begin(), rows.col.end());
+                for (std::size_t k = 0; k < rows.pixels(); ++k)
+                    want.intensity.push_back(rows.intensity[2 * k] | rows.intensity[2 * k + 1] << 8);
+                want.nnz.insert(want.nnz.end(), rows.nnz.begin(), rows.nnz.end());
+                if (b == 1) {  // what a run killed here leaves
+                    std::filesystem::copy_file(test::temporaries_of(out).at(0), snapshot,
+                                               std::filesystem::copy_options::overwrite_existing);
+                    snapshot_pixels = want.row.size();
+                    snapshot_frames = want.nnz.size();
+                }
+            }
+            output.close_group(true);
+        }
+        const Lists got = lists_in(out);
+        CHECK(got.row == want.row);
+        CHECK(got.col == want.col);
+        CHECK(got.intensity == want.intensity);
+        CHECK(got.nnz == want.nnz);
+        const Lists early = lists_in(snapshot);
+        CHECK(early.row == std::vector<std::uint32_t>(want.row.begin(), want.row.begin() + snapshot_pixels));
+        CHECK(early.intensity == std::vector<std::uint32_t>(want.intensity.begin(), want.intensity.begin() + snapshot_pixels));
+        CHECK(early.nnz == std::vector<std::uint32_t>(want.nnz.begin(), want.nnz.begin() + snapshot_frames));
+        if (c == tool::ListCompression::bitshuffle_lz4) {
+            const auto masks = test::H5Reader(out).chunk_filter_masks("/entry/data/data/row");
+            CHECK(masks == std::vector<std::uint32_t>(masks.size(), 0));  // all encoded at the end
+            const auto partial = test::H5Reader(snapshot).chunk_filter_masks("/entry/data/data/row");
+            REQUIRE(partial.size() == 3);  // 36,385 pixels: two chunks whole, the third partial
+            CHECK(partial == std::vector<std::uint32_t>{0, 0, 1});
+        }
+        H5Z_filter_t id = -1;
+        test::H5Reader(out).filter_values("/entry/data/data/col", id);
+        CHECK(id == (c == tool::ListCompression::bitshuffle_lz4 ? 32008 : c == tool::ListCompression::deflate ? H5Z_FILTER_SHUFFLE : -1));
+    }
+}
+
+TEST_CASE("one group at the scan's path holds the frames of all its input datasets in order, complete once the last is "
+          "done; per file (or without a scan path), a group each at the dataset's own path",
+          "[sparse-tool][layout]") {
+    const std::string out = temp_path("groups_out.h5"), snapshot = temp_path("groups_snapshot.h5");
+    const std::string part1 = "/entry/data/data_000001", part2 = "/entry/data/data_000002";
+    for (const int mode : {0, 1, 2, 3}) {  // one group; one group, stopped in the first part; per file; no scan path
+        INFO("mode " << mode);
+        tool::OutputInfo info;
+        info.ni = info.nj = 300;
+        info.per_file = mode == 2;
+        info.scan_path = mode == 3 ? "" : "/entry/data/data";
+        info.scan_frames = 5;
+        std::size_t pixel = 0;
+        {
+            tool::SparseOutput output(out, info);
+            output.begin_group(part1, 3);
+            output.append(numbered_pixels({4, 0, 9}, pixel));
+            output.close_group(mode != 1);
+            std::filesystem::copy_file(test::temporaries_of(out).at(0), snapshot, std::filesystem::copy_options::overwrite_existing);
+            output.begin_group(part2, 2);
+            output.append(numbered_pixels({1, 2}, pixel));
+            output.close_group(true);
+        }
+        const test::H5Reader f(out), early(snapshot);
+        if (mode <= 1) {
+            const std::string g = "/entry/data/data";
+            CHECK_FALSE(f.exists(part1));
+            CHECK(f.dataset<std::uint32_t>(g + "/nnz", H5T_NATIVE_UINT32) == std::vector<std::uint32_t>{4, 0, 9, 1, 2});
+            CHECK(f.attribute(g, "nframes") == std::vector<std::int64_t>{5});
+            CHECK(f.attribute(g, "npx") == std::vector<std::int64_t>{16});
+            CHECK(f.attribute(g, "frames_expected") == std::vector<std::int64_t>{5});
+            CHECK(f.text_attribute(g, "sources") == std::vector<std::string>{part1, part2});
+            CHECK(f.attribute(g, "complete") == std::vector<std::int64_t>{mode == 0 ? 1 : 0});
+            CHECK(early.attribute(g, "nframes") == std::vector<std::int64_t>{3});
+            CHECK(early.attribute(g, "complete") == std::vector<std::int64_t>{0});  // the scan is not done yet
+        } else {
+            CHECK_FALSE(f.exists("/entry/data/data"));
+            CHECK(f.dataset<std::uint32_t>(part1 + "/nnz", H5T_NATIVE_UINT32) == std::vector<std::uint32_t>{4, 0, 9});
+            CHECK(f.dataset<std::uint32_t>(part2 + "/nnz", H5T_NATIVE_UINT32) == std::vector<std::uint32_t>{1, 2});
+            CHECK(f.attribute(part1, "complete") == std::vector<std::int64_t>{1});
+            CHECK(f.attribute(part2, "complete") == std::vector<std::int64_t>{1});
+            CHECK(f.attribute(part2, "npx") == std::vector<std::int64_t>{3});
+            CHECK(f.text_attribute(part2, "sources") == std::vector<std::string>{part2});
+            CHECK(early.attribute(part1, "complete") == std::vector<std::int64_t>{1});
+        }
     }
 }

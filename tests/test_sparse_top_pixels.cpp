@@ -30,10 +30,10 @@ std::vector<std::vector<std::uint8_t>> write_top_scan(const std::string& path) {
 void require_lists_of(const std::string& out, const std::vector<std::vector<std::uint8_t>>& chunks, double cut,
                       std::size_t howmany, std::optional<std::vector<double>> thresholds) {
     const test::H5Reader f(out);
-    const auto nnz = f.dataset<std::int32_t>("/entry_data_data/nnz", H5T_NATIVE_INT32);
-    const auto row = f.dataset<std::uint32_t>("/entry_data_data/row", H5T_NATIVE_UINT32);
-    const auto col = f.dataset<std::uint32_t>("/entry_data_data/col", H5T_NATIVE_UINT32);
-    const auto value = f.dataset<std::uint32_t>("/entry_data_data/intensity", H5T_NATIVE_UINT32);
+    const auto nnz = f.dataset<std::int32_t>("/entry/data/data/nnz", H5T_NATIVE_INT32);
+    const auto row = f.dataset<std::uint32_t>("/entry/data/data/row", H5T_NATIVE_UINT32);
+    const auto col = f.dataset<std::uint32_t>("/entry/data/data/col", H5T_NATIVE_UINT32);
+    const auto value = f.dataset<std::uint32_t>("/entry/data/data/intensity", H5T_NATIVE_UINT32);
     REQUIRE(nnz.size() == kTopFrames);
     Chunk2Sparse c(std::vector<std::uint8_t>(kTopNi * kTopNj, 1), kTopNi, kTopNj, PixelType::u16);
     c.set_top_pixels(howmany, std::move(thresholds));

@@ -134,7 +134,7 @@ def main():
                 seed = bslz4_to_sparse.chunk2sparse(use, dtype, howmany=howmany, thresholds=thresholds)
                 npx, (values, indices) = seed.multi(chunks, 2)
                 with h5py.File(out, "r") as h:
-                    g = h["entry_data_data"]
+                    g = h["entry/data/data"]
                     nnz, row, col, val = g["nnz"][:], g["row"][:], g["col"][:], g["intensity"][:]
                 flat = row.astype(np.int64) * NJ + col
                 want_idx = np.concatenate([indices[k][: npx[k]] for k in range(len(chunks))])

@@ -118,7 +118,7 @@ int scan_demo(std::size_t frames, std::string dir, double cut, bool cpu, PixelTy
     std::printf("%zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, %.0f frames/s on %s\n", s.frames, s.pixels,
                 s.decoded_bytes / 1e9, s.seconds, s.frames / s.seconds, s.decoder.c_str());
     if (!cpu) compare_gpu_cpu(stack, matrix, cut);
-    std::printf("output: %s (ImageD11 sparse layout: group entry_data_data with row, col, intensity, nnz, powder)\n",
+    std::printf("output: %s (ImageD11's segmenter layout: group /entry/data/data with row, col, intensity, nnz, powder)\n",
                 output.c_str());
     return 0;
 }

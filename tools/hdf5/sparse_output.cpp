@@ -4,13 +4,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
+#include <mutex>
+#include <system_error>
+#include <thread>
 
+#include "bslz4/encode.hpp"
 #include "bslz4/error.hpp"
+#include "scan_input.hpp"
 
 namespace bslz4::tool {
 
@@ -32,49 +40,61 @@ hid_t native_type(PixelType t) {
     return H5T_NATIVE_UINT8;
 }
 
-const char* numpy_name(PixelType t) {  // ImageD11's itype is numpy's dtype name
-    switch (t) {
-        case PixelType::u8: return "uint8";
-        case PixelType::u16: return "uint16";
-        case PixelType::u32: return "uint32";
-        case PixelType::u64: return "uint64";
-        case PixelType::i8: return "int8";
-        case PixelType::i16: return "int16";
-        case PixelType::i32: return "int32";
-        case PixelType::i64: return "int64";
-        case PixelType::f32: return "float32";
-        case PixelType::f64: return "float64";
-    }
-    return "?";
-}
-
 hid_t acc_type(Accumulator a) {
     return a == Accumulator::f32 ? H5T_NATIVE_FLOAT : a == Accumulator::i64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
 }
 
-void attribute(hid_t loc, const char* name, hid_t type, const void* value) {
-    if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
-    h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose, "attribute space");
-    h5::Handle a(H5Acreate2(loc, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-                 std::string("cannot write attribute ") + name);
-    H5Awrite(a.get(), type, value);
+// Writes attribute `name`: a scalar, or `count` values. One already there with as many values
+// is written over in place (the counts are rewritten after every batch), else replaced.
+void attribute(hid_t loc, const char* name, hid_t type, const void* value, const hsize_t* count = nullptr) {
+    const std::string what = std::string("cannot write attribute ") + name;
+    if (H5Aexists(loc, name) > 0) {
+        h5::Handle a(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, what);
+        h5::Handle space(H5Aget_space(a.get()), H5Sclose, what);
+        if (H5Sget_simple_extent_npoints(space.get()) == static_cast<hssize_t>(count ? *count : 1)) {
+            if (H5Awrite(a.get(), type, value) < 0) throw h5::failure(what);
+            return;
+        }
+        a = h5::Handle();
+        if (H5Adelete(loc, name) < 0) throw h5::failure(what);
+    }
+    h5::Handle space(count ? H5Screate_simple(1, count, nullptr) : H5Screate(H5S_SCALAR), H5Sclose, "attribute space");
+    h5::Handle a(H5Acreate2(loc, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, what);
+    if (H5Awrite(a.get(), type, value) < 0) throw h5::failure(what);
 }
 void attribute(hid_t loc, const char* name, std::int64_t v) { attribute(loc, name, H5T_NATIVE_INT64, &v); }
 void attribute(hid_t loc, const char* name, double v) { attribute(loc, name, H5T_NATIVE_DOUBLE, &v); }
+
+// Variable-length UTF-8, as h5py writes a Python str (and as ImageD11's segmenter's itype is).
+h5::Handle text_type(const char* what) {
+    h5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose, what);
+    if (H5Tset_size(type.get(), H5T_VARIABLE) < 0 || H5Tset_cset(type.get(), H5T_CSET_UTF8) < 0)
+        throw h5::failure(std::string(what) + ": cannot make the string type");
+    return type;
+}
 void attribute(hid_t loc, const char* name, const std::string& v) {
-    h5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
-    H5Tset_size(type.get(), v.size() + 1);
-    attribute(loc, name, type.get(), v.c_str());
+    const char* text = v.c_str();
+    attribute(loc, name, text_type(name).get(), &text);
+}
+void attribute(hid_t loc, const char* name, const std::vector<std::string>& v) {
+    std::vector<const char*> texts;
+    for (const std::string& s : v) texts.push_back(s.c_str());
+    const hsize_t n = texts.size();
+    attribute(loc, name, text_type(name).get(), texts.data(), &n);
 }
 
 // An extendable dataset of `cols` columns (1-D when cols == 0).
-h5::Handle series(hid_t group, const char* name, hid_t type, std::size_t cols, std::size_t chunk_rows) {
+h5::Handle series(hid_t group, const char* name, hid_t type, std::size_t cols, std::size_t chunk_rows, hid_t plist = H5P_DEFAULT) {
     const int rank = cols ? 2 : 1;
     const hsize_t dims[2] = {0, cols}, maxdims[2] = {H5S_UNLIMITED, cols}, chunk[2] = {chunk_rows, cols};
     h5::Handle space(H5Screate_simple(rank, dims, maxdims), H5Sclose, "dataspace");
-    h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "properties");
-    H5Pset_chunk(plist.get(), rank, chunk);
-    return h5::Handle(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT), H5Dclose,
+    h5::Handle own;
+    if (plist == H5P_DEFAULT) {
+        own = h5::Handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "properties");
+        plist = own.get();
+    }
+    if (H5Pset_chunk(plist, rank, chunk) < 0) throw h5::failure(std::string("cannot chunk dataset ") + name);
+    return h5::Handle(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, plist, H5P_DEFAULT), H5Dclose,
                       std::string("cannot create dataset ") + name);
 }
 
@@ -87,9 +107,7 @@ struct BadFrameRecord {
 };
 
 h5::Handle bad_frame_type(bool packed) {
-    h5::Handle text(H5Tcopy(H5T_C_S1), H5Tclose, "bad_frames string type");
-    if (H5Tset_size(text.get(), H5T_VARIABLE) < 0 || H5Tset_cset(text.get(), H5T_CSET_UTF8) < 0)
-        throw h5::failure("bad_frames: cannot make the string type");
+    const h5::Handle text = text_type("bad_frames");
     h5::Handle type(H5Tcreate(H5T_COMPOUND, sizeof(BadFrameRecord)), H5Tclose, "bad_frames type");
     if (H5Tinsert(type.get(), "frame", HOFFSET(BadFrameRecord, frame), H5T_NATIVE_INT64) < 0 ||
         H5Tinsert(type.get(), "code", HOFFSET(BadFrameRecord, code), H5T_NATIVE_INT32) < 0 ||
@@ -115,6 +133,157 @@ void append_rows(hid_t dataset, hid_t type, const void* data, std::size_t rows, 
     h5::Handle mem_space(H5Screate_simple(rank, count, nullptr), H5Sclose, name);
     if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
         throw h5::failure(std::string("cannot write ") + name);
+}
+
+// Elements in a chunk of row, col or intensity. ImageD11's segmenter stores 10,000; bitshuffle
+// encodes 8 kB blocks, so larger chunks do not compress better, and the partial last chunk,
+// written again after every batch, costs less when small (measurements in the README).
+constexpr std::size_t kListChunk = 1 << 14;
+
+// Bitshuffle's values for the dataset's creation, as its own set_local records them (see
+// bitshuffle_codec): with the plugin found, it puts (version major, minor, element size) in
+// front of what it is given, so it gets only the block size (0: its default) and the codec
+// (2: lz4); without it, the values are written whole, with the version Debian's bitshuffle
+// records (0.3).
+void set_bitshuffle_lz4(hid_t plist, std::size_t elem_size, const std::string& what) {
+    const unsigned whole[5] = {0, 3, static_cast<unsigned>(elem_size), 0, 2};
+    const bool plugin = H5Zfilter_avail(kBitshuffleFilter) > 0;
+    if (H5Pset_filter(plist, kBitshuffleFilter, H5Z_FLAG_OPTIONAL, plugin ? 2 : 5, plugin ? whole + 3 : whole) < 0)
+        throw h5::failure(what + ": cannot set the bitshuffle filter");
+}
+
+}  // namespace
+
+// A chunk of a list to encode and write (bitshuffle): its elements, as given or owned.
+struct ListChunk {
+    ListSeries* list = nullptr;
+    std::size_t index = 0;
+    const std::uint8_t* data = nullptr;
+    std::vector<std::uint8_t> owned;  // data, when the chunk was gathered from several batches
+    std::vector<std::uint8_t> coded;
+};
+
+// One of the lists (row, col, intensity): an extendable 1-D dataset, appended batch by batch.
+// With bitshuffle, the whole chunks are encoded (by the caller, on several threads at once)
+// and written as they are; the last, partial, chunk is written padded with zeros and unencoded
+// (filter mask 1: the filter skipped, which every reader of HDF5 honours) after every append,
+// so the flushed file holds every element appended; it is encoded once whole, or by
+// write_tail(true) when its group is closed.
+class ListSeries {
+public:
+    ListSeries(hid_t group, const char* name, hid_t type, std::size_t elem_size, ListCompression compression,
+               const std::string& what)
+        : elem_(elem_size), type_(type), compression_(compression), what_(what + "/" + name) {
+        h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "properties");
+        if (compression == ListCompression::bitshuffle_lz4) {
+            set_bitshuffle_lz4(plist.get(), elem_size, what_);
+        } else if (compression == ListCompression::deflate) {
+            if (H5Pset_shuffle(plist.get()) < 0 || H5Pset_deflate(plist.get(), 1) < 0)
+                throw h5::failure(what_ + ": cannot set shuffle and deflate");
+        }
+        dataset_ = series(group, name, type, 0, kListChunk, plist.get());
+        // what a reader will find: a plugin's set_local may have changed what was given
+        if (compression == ListCompression::bitshuffle_lz4 && bitshuffle_codec(dataset_.get(), elem_size, what_) != Codec::lz4)
+            throw Error(ErrorCode::io, what_ + ": the bitshuffle filter's values, as written, name another codec than lz4");
+    }
+
+    // Extends the dataset by `count` elements. Through HDF5's pipeline (deflate, none) they are
+    // written here; with bitshuffle, the chunks they complete are added to `whole` (pointing
+    // into `data`, which must live until they are written), the rest kept for write_tail().
+    void append(const void* data, std::size_t count, std::vector<ListChunk>& whole) {
+        if (count == 0) return;
+        if (compression_ != ListCompression::bitshuffle_lz4) {
+            append_rows(dataset_.get(), type_, data, count, 0, what_.c_str());
+            size_ += count;
+            return;
+        }
+        const hsize_t grown = size_ + count;
+        if (H5Dset_extent(dataset_.get(), &grown) < 0) throw h5::failure("cannot extend " + what_);
+        const auto* bytes = static_cast<const std::uint8_t*>(data);
+        std::size_t chunk = size_ / kListChunk;
+        while (count) {
+            const std::size_t take = std::min(count, kListChunk - tail_.size() / elem_);
+            if (tail_.empty() && take == kListChunk) {
+                whole.push_back({this, chunk++, bytes, {}, {}});
+            } else {
+                tail_.insert(tail_.end(), bytes, bytes + take * elem_);
+                if (tail_.size() == kListChunk * elem_) {
+                    whole.push_back({this, chunk++, nullptr, std::move(tail_), {}});
+                    whole.back().data = whole.back().owned.data();
+                    tail_.clear();
+                }
+            }
+            bytes += take * elem_;
+            count -= take;
+        }
+        size_ = grown;
+    }
+
+    static void encode(ListChunk& c) { c.coded = encode_chunk(ByteView(c.data, kListChunk * c.list->elem_), c.list->elem_); }
+
+    void write(const ListChunk& c) const {
+        const hsize_t offset = c.index * kListChunk;
+        if (H5Dwrite_chunk(dataset_.get(), H5P_DEFAULT, 0, &offset, c.coded.size(), c.coded.data()) < 0)
+            throw h5::failure("cannot write " + what_ + " chunk " + std::to_string(c.index));
+    }
+
+    // The partial last chunk (bitshuffle), padded with zeros: unencoded (filter skipped) while
+    // more may come, encoded at the end.
+    void write_tail(bool last) {
+        if (tail_.empty()) return;
+        ListChunk c{this, size_ / kListChunk, nullptr, tail_, {}};
+        c.owned.resize(kListChunk * elem_, 0);
+        c.data = c.owned.data();
+        if (last) {
+            encode(c);
+            write(c);
+            return;
+        }
+        const hsize_t offset = c.index * kListChunk;
+        if (H5Dwrite_chunk(dataset_.get(), H5P_DEFAULT, 1, &offset, c.owned.size(), c.owned.data()) < 0)
+            throw h5::failure("cannot write " + what_ + " chunk " + std::to_string(c.index));
+    }
+
+private:
+    std::size_t elem_;
+    hid_t type_;
+    ListCompression compression_;
+    std::string what_;
+    h5::Handle dataset_;
+    std::size_t size_ = 0;            // elements appended
+    std::vector<std::uint8_t> tail_;  // bitshuffle: the elements of the last, partial chunk
+};
+
+namespace {
+
+// Runs work(k) for every k < n on up to `threads` threads, this one among them; rethrows the
+// first failure once all have stopped.
+void run_on_threads(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& work) {
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr error;
+    std::mutex m;
+    auto loop = [&] {
+        for (std::size_t k; (k = next++) < n;) {
+            try {
+                work(k);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(m);
+                if (!error) error = std::current_exception();
+                next = n;
+            }
+        }
+    };
+    std::vector<std::thread> helpers;
+    for (unsigned t = 1; t < threads && t < n; ++t) {
+        try {
+            helpers.emplace_back(loop);
+        } catch (const std::system_error&) {
+            break;  // fewer threads: the work is still done
+        }
+    }
+    loop();
+    for (std::thread& h : helpers) h.join();
+    if (error) std::rethrow_exception(error);
 }
 
 // Where the output goes: `path`, or the file an existing symbolic link names (the link stays).
@@ -173,6 +342,7 @@ SparseOutput::SparseOutput(const std::string& path, const OutputInfo& info)
     // A throw from here on closes file_ and then removes the temporary (both are built).
     if (info.ni > 65536 || info.nj > 65536)
         throw Error(ErrorCode::bad_argument, path + ": frames wider than 65536 pixels do not fit uint16 row/col");
+    encoder_threads_ = info.encoder_threads ? info.encoder_threads : std::min(4u, std::max(1u, std::thread::hardware_concurrency()));
     const hid_t root = file_.get();
     attribute(root, "command_line", info.command_line);
     attribute(root, "input_file", info.input_file);
@@ -181,6 +351,7 @@ SparseOutput::SparseOutput(const std::string& path, const OutputInfo& info)
 
 SparseOutput::~SparseOutput() noexcept(false) {
     const bool failed = std::uncaught_exceptions() > exceptions_at_start_;
+    lists_.clear();
     datasets_.clear();
     bad_frames_ = h5::Handle();
     group_ = h5::Handle();
@@ -198,26 +369,43 @@ SparseOutput::~SparseOutput() noexcept(false) {
 }
 
 void SparseOutput::begin_group(const std::string& dataset_path, std::size_t frames) {
-    std::string name = dataset_path;
-    while (!name.empty() && name[0] == '/') name.erase(0, 1);
-    for (char& c : name)
-        if (c == '/') c = '_';
-    group_ = h5::Handle(H5Gcreate2(file_.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                        path_ + ": cannot create group " + name);
+    const bool one_group = !info_.per_file && !info_.scan_path.empty();
+    if (one_group && group_.get() >= 0) {
+        sources_.push_back(dataset_path);
+        attribute(group_.get(), "sources", sources_);
+        return;
+    }
+    if (one_group)
+        start_group(info_.scan_path, dataset_path, info_.scan_frames);
+    else
+        start_group(dataset_path, dataset_path, frames);
+}
+
+void SparseOutput::start_group(const std::string& group_path, const std::string& source, std::size_t frames) {
+    lists_.clear();
+    datasets_.clear();
+    bad_frames_ = h5::Handle();
+    h5::Handle links(H5Pcreate(H5P_LINK_CREATE), H5Pclose, "link properties");
+    H5Pset_create_intermediate_group(links.get(), 1);
+    group_ = h5::Handle(H5Gcreate2(file_.get(), group_path.c_str(), links.get(), H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                        path_ + ": cannot create group " + group_path);
     const hid_t g = group_.get();
+    // ImageD11's (sparseframe.from_hdf_group reads itype as the row and column type)
+    attribute(g, "itype", std::string("uint16"));
     attribute(g, "shape0", static_cast<std::int64_t>(info_.ni));
     attribute(g, "shape1", static_cast<std::int64_t>(info_.nj));
-    attribute(g, "itype", std::string(numpy_name(info_.type)));
-    attribute(g, "source", dataset_path);
+    // ours
+    sources_.assign(1, source);
+    attribute(g, "sources", sources_);
     attribute(g, "cut", info_.cut);
     attribute(g, "mask_source", info_.mask_source);
     attribute(g, "command_line", info_.command_line);
     attribute(g, "frames_expected", static_cast<std::int64_t>(frames));
-    datasets_.clear();
-    datasets_.push_back(series(g, "row", H5T_NATIVE_UINT16, 0, 65536));
-    datasets_.push_back(series(g, "col", H5T_NATIVE_UINT16, 0, 65536));
-    datasets_.push_back(series(g, "intensity", native_type(info_.type), 0, 65536));
-    datasets_.push_back(series(g, "nnz", H5T_NATIVE_INT32, 0, 1024));
+    const std::string what = path_ + ":" + group_path;
+    lists_.push_back(std::make_unique<ListSeries>(g, "row", H5T_NATIVE_UINT16, 2, info_.compression, what));
+    lists_.push_back(std::make_unique<ListSeries>(g, "col", H5T_NATIVE_UINT16, 2, info_.compression, what));
+    lists_.push_back(std::make_unique<ListSeries>(g, "intensity", native_type(info_.type), pixel_size(info_.type), info_.compression, what));
+    datasets_.push_back(series(g, "nnz", H5T_NATIVE_UINT32, 0, 1024));
     if (info_.bins) {
         datasets_.push_back(series(g, "powder", acc_type(info_.acc), info_.bins, 16));
         attribute(datasets_.back().get(), "acc", std::string(accumulator_name(info_.acc)));
@@ -226,12 +414,13 @@ void SparseOutput::begin_group(const std::string& dataset_path, std::size_t fram
     bad_frames_ = series(g, "bad_frames", bad_frame_type(true).get(), 0, 64);
     frames_done_ = pixels_done_ = 0;
     frames_expected_ = frames;
+    stopped_ = false;
     write_attributes(g, false);
 }
 
 void OutputRows::add(const SparseFrame& frame, std::size_t nj, const void* powder_row, std::size_t powder_bytes) {
     const std::size_t at = row.size(), bpp = pixel_size(frame.pixel_type);
-    nnz.push_back(static_cast<std::int32_t>(frame.npixels));
+    nnz.push_back(static_cast<std::uint32_t>(frame.npixels));
     row.resize(at + frame.npixels);
     col.resize(at + frame.npixels);
     for (std::size_t k = 0; k < frame.npixels; ++k) {
@@ -252,15 +441,21 @@ void OutputRows::add_bad(std::size_t frame, ErrorCode code, const std::string& m
 
 void SparseOutput::append(const OutputRows& rows) {
     const std::size_t total = rows.pixels(), count = rows.frames();
-    append_rows(datasets_[0].get(), H5T_NATIVE_UINT16, rows.row.data(), total, 0, "row");
-    append_rows(datasets_[1].get(), H5T_NATIVE_UINT16, rows.col.data(), total, 0, "col");
-    append_rows(datasets_[2].get(), native_type(info_.type), rows.intensity.data(), total, 0, "intensity");
-    append_rows(datasets_[3].get(), H5T_NATIVE_INT32, rows.nnz.data(), count, 0, "nnz");
+    if (rows.col.size() != total || rows.intensity.size() != total * pixel_size(info_.type))
+        throw Error(ErrorCode::bad_argument, path_ + ": a batch's row, col and intensity differ in length");
+    std::vector<ListChunk> whole;  // bitshuffle: the chunks this batch completes
+    lists_[0]->append(rows.row.data(), total, whole);
+    lists_[1]->append(rows.col.data(), total, whole);
+    lists_[2]->append(rows.intensity.data(), total, whole);
+    run_on_threads(whole.size(), encoder_threads_, [&](std::size_t k) { ListSeries::encode(whole[k]); });
+    for (const ListChunk& c : whole) c.list->write(c);
+    for (const auto& list : lists_) list->write_tail(false);
+    append_rows(datasets_[0].get(), H5T_NATIVE_UINT32, rows.nnz.data(), count, 0, "nnz");
     if (info_.bins) {
         if (rows.powder.size() != count * info_.bins * accumulator_size(info_.acc))
             throw Error(ErrorCode::bad_argument,
                         path_ + ": a batch of " + std::to_string(count) + " frames came without its powders");
-        append_rows(datasets_[4].get(), acc_type(info_.acc), rows.powder.data(), count, info_.bins, "powder");
+        append_rows(datasets_[1].get(), acc_type(info_.acc), rows.powder.data(), count, info_.bins, "powder");
     }
     if (!rows.bad.empty()) {
         std::vector<BadFrameRecord> records;
@@ -277,14 +472,26 @@ void SparseOutput::append(const OutputRows& rows) {
 
 void SparseOutput::close_group(bool complete) {
     if (group_.get() < 0) return;
-    write_attributes(group_.get(), complete);
+    for (const auto& list : lists_) list->write_tail(true);
+    stopped_ = stopped_ || !complete;
+    // one group for the scan: complete once its last dataset is done
+    write_attributes(group_.get(), !stopped_ && frames_done_ == frames_expected_);
     H5Fflush(file_.get(), H5F_SCOPE_GLOBAL);
 }
 
 void SparseOutput::write_attributes(hid_t group, bool complete) {
     attribute(group, "nframes", static_cast<std::int64_t>(frames_done_));
-    attribute(group, "npixels", static_cast<std::int64_t>(pixels_done_));
+    attribute(group, "npx", static_cast<std::int64_t>(pixels_done_));
     attribute(group, "complete", static_cast<std::int64_t>(complete ? 1 : 0));
+}
+
+const char* list_compression_name(ListCompression c) {
+    switch (c) {
+        case ListCompression::bitshuffle_lz4: return "bitshuffle-lz4";
+        case ListCompression::deflate: return "deflate";
+        case ListCompression::none: return "none";
+    }
+    return "?";
 }
 
 }  // namespace bslz4::tool

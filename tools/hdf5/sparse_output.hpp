@@ -1,8 +1,19 @@
-// The output of `bslz4 sparse`, in ImageD11's sparse layout so its readers work: a group per
-// input dataset with attributes shape0, shape1, itype, and datasets row, col (uint16),
-// intensity (the pixel type) and nnz (per frame), plus powder (frames x bins) with a matrix.
+// The output of `bslz4 sparse`, in the layout of ImageD11's segmenter
+// (ImageD11.sinograms.lima_segmenter.segment_lima), so that ImageD11's readers open
+// hin[limapath] in our file as in theirs: a group at the input dataset's own path (e.g.
+// /entry/data/data, /entry_0000/ESRF-ID11/eiger/data) with the datasets row, col (uint16),
+// intensity (the pixel type) and nnz (uint32, per frame), and the attributes itype (the INDEX
+// type, "uint16"), nframes, shape0, shape1 and npx (pixels in all); strings are variable-length
+// UTF-8, as h5py writes them. Beside those, ours: powder (frames x bins, with a matrix),
+// bad_frames, and the attributes cut, mask_source, command_line, source(s), frames_expected and
+// complete.
+//
 // Every dataset is chunked and extendable and is appended batch by batch, and the file is
-// flushed after each, so an interrupted run leaves a readable file of the frames done.
+// flushed after each, so an interrupted run leaves a readable file of the frames done (nframes
+// and npx count them; complete = 0).
+//
+// The lists are compressed (see ListCompression): readable by h5py with hdf5plugin (bitshuffle)
+// or by any HDF5 (deflate).
 //
 // Frames that could not be decoded (bslz4 sparse --on-error skip) are written with nnz 0 and a
 // zero powder row, and listed in the group's bad_frames, a compound dataset of one row each:
@@ -17,6 +28,7 @@
 // exception unwinds (the run failed), the temporary is removed and the output is left as it was.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +42,20 @@
 
 namespace bslz4::tool {
 
+// How row, col and intensity are stored.
+enum class ListCompression {
+    // Bitshuffle + LZ4 (HDF5 filter 32008) by our own encoder, each chunk written as it is
+    // (H5Dwrite_chunk): fast enough for the GPU's lists, read with hdf5plugin (which ImageD11
+    // imports) or the system's bitshuffle plugin.
+    bitshuffle_lz4,
+    // HDF5's shuffle + deflate (level 1), through HDF5's own pipeline: readable without any
+    // plugin, but compressed on the writer's thread at tens of MB/s.
+    deflate,
+    none,
+};
+// "bitshuffle-lz4", "deflate", "none".
+const char* list_compression_name(ListCompression c);
+
 struct OutputInfo {
     std::string command_line, input_file, mask_source;
     double cut = 0;
@@ -38,6 +64,15 @@ struct OutputInfo {
     std::size_t bins = 0;  // 0: no matrix
     Accumulator acc = Accumulator::f64;
     double powder_scale = 1;
+    ListCompression compression = ListCompression::bitshuffle_lz4;
+    unsigned encoder_threads = 0;  // bitshuffle's chunks encoded at once; 0: as many as the machine has cores, at most 4
+    // One group for the whole scan at scan_path, its input datasets' frames in order (an Eiger
+    // master's data_000001, data_000002 ... in one group at /entry/data/data), holding
+    // scan_frames frames when complete; or (per_file, or scan_path empty) a group for each input
+    // dataset at that dataset's own path.
+    bool per_file = false;
+    std::string scan_path;
+    std::size_t scan_frames = 0;
 };
 
 // A batch's rows as the output stores them, owned: made on the decoding thread from the
@@ -45,7 +80,7 @@ struct OutputInfo {
 struct OutputRows {
     std::vector<std::uint16_t> row, col;
     std::vector<std::uint8_t> intensity;  // pixels of the scan's type
-    std::vector<std::int32_t> nnz;        // per frame
+    std::vector<std::uint32_t> nnz;       // per frame
     std::vector<std::uint8_t> powder;     // frames x bins of the accumulator's type; empty without a matrix
     std::vector<FrameError> bad;          // for bad_frames; FrameError::frame is the input dataset's frame
     std::size_t frames() const { return nnz.size(); }
@@ -72,6 +107,8 @@ private:
     std::string path_;
 };
 
+class ListSeries;
+
 class SparseOutput {
 public:
     SparseOutput(const std::string& path, const OutputInfo& info);
@@ -80,15 +117,18 @@ public:
     ~SparseOutput() noexcept(false);
     SparseOutput(const SparseOutput&) = delete;
     SparseOutput& operator=(const SparseOutput&) = delete;
-    // Starts the group of one input dataset, `frames` expected.
+    // The frames of input dataset `dataset_path` (`frames` of them) come next: they start a group
+    // at that path (per file), or go on in the scan's group (started by the first dataset).
     void begin_group(const std::string& dataset_path, std::size_t frames);
     // Appends a batch's frames (and their powders, with a matrix, and its bad frames' rows of
     // bad_frames), then flushes.
     void append(const OutputRows& rows);
-    // Records how the run ended (attribute complete) and flushes.
+    // The dataset begun last is done (complete) or stopped: records it (attribute complete: 1
+    // once every frame of the group is written) and flushes.
     void close_group(bool complete);
 
 private:
+    void start_group(const std::string& group_path, const std::string& source, std::size_t frames);
     void write_attributes(hid_t group, bool complete);
     std::string path_;       // as given, for messages
     std::string final_path_;  // where the file goes: path_, or what it links to
@@ -97,9 +137,13 @@ private:
     TemporaryFile temporary_;  // before file_: closed after the file is
     h5::Handle file_;
     h5::Handle group_;
-    std::vector<h5::Handle> datasets_;  // row, col, intensity, nnz, powder
+    std::vector<std::unique_ptr<ListSeries>> lists_;  // row, col, intensity
+    std::vector<h5::Handle> datasets_;                // nnz, powder
     h5::Handle bad_frames_;
+    std::vector<std::string> sources_;  // the input datasets of the group
     std::size_t frames_done_ = 0, pixels_done_ = 0, frames_expected_ = 0;
+    bool stopped_ = false;
+    unsigned encoder_threads_ = 1;
 };
 
 }  // namespace bslz4::tool
