@@ -320,6 +320,8 @@ TEST_CASE("a Bliss master's VDS over three LImA files gives each frame's chunk f
         REQUIRE(scan.datasets[0].virtual_frames);
         CHECK(scan.datasets[0].virtual_frames->sources.size() == 3);
         CHECK(scan.datasets[0].virtual_frames->runs.size() == 3);
+        CHECK(tool::frame_place(scan, 0, 45) ==
+              s.master + ":" + kMeasurement + " frame 45 (" + s.dir + "/lima/eiger_0001.h5:" + kLimaPath + " frame 5)");
         for (const std::size_t limit : {std::size_t{8192}, std::size_t{0}}) {  // by position, and through HDF5
             INFO("per-chunk index limit " << limit);
             check_frames(scan, 0, 120, s.chunks, limit);

@@ -320,15 +320,22 @@ ScanInput open_scan(const std::string& file_name, const std::string& dataset, Ne
     return scan;
 }
 
+std::string frame_place(const ScanInput& scan, std::size_t d, std::size_t f) {
+    const ScanDataset& data = scan.datasets[d];
+    std::string place = scan.file_name + ":" + data.path + " frame " + std::to_string(f);
+    if (data.virtual_frames) {
+        const VirtualRun& r = data.virtual_frames->run_of(f);
+        place += " (" + data.virtual_frames->sources[r.source].what + " frame " + std::to_string(r.source_first + (f - r.first)) + ")";
+    }
+    return place;
+}
+
 std::vector<std::uint8_t> read_frame_chunk(const ScanInput& scan, std::size_t d, std::size_t f) {
     const ScanDataset& data = scan.datasets[d];
-    const std::string what = scan.file_name + ":" + data.path + " frame " + std::to_string(f);
-    if (!data.virtual_frames) return h5::read_chunk(data.dataset.get(), {f, 0, 0}, what, scan.largest_chunk);
+    if (!data.virtual_frames) return h5::read_chunk(data.dataset.get(), {f, 0, 0}, frame_place(scan, d, f), scan.largest_chunk);
     const VirtualRun& r = data.virtual_frames->run_of(f);
-    const VirtualSource& source = data.virtual_frames->sources[r.source];
-    const std::uint64_t j = r.source_first + (f - r.first);
-    return h5::read_chunk(source.dataset.get(), {j, 0, 0}, what + " (" + source.what + " frame " + std::to_string(j) + ")",
-                          scan.largest_chunk);
+    return h5::read_chunk(data.virtual_frames->sources[r.source].dataset.get(), {r.source_first + (f - r.first), 0, 0},
+                          frame_place(scan, d, f), scan.largest_chunk);
 }
 
 }  // namespace bslz4::tool

@@ -64,6 +64,10 @@ std::uint64_t largest_chunk_bytes(std::uint64_t pixels, std::size_t elem_size, C
 enum class NexusMask { read, skip };
 ScanInput open_scan(const std::string& file_name, const std::string& dataset, NexusMask nexus = NexusMask::read);
 
+// "FILE:DATASET frame F" for frame f of dataset d, with "(SOURCE_FILE:SOURCE_DATASET frame J)"
+// after it for a virtual dataset: where the frame is, for messages.
+std::string frame_place(const ScanInput& scan, std::size_t d, std::size_t f);
+
 // The stored chunk of frame f of dataset d (of its source, for a virtual dataset).
 std::vector<std::uint8_t> read_frame_chunk(const ScanInput& scan, std::size_t d, std::size_t f);
 
