@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "bslz4/cpu_count.hpp"
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/chunk2sparse_csc.hpp"
 #include "bslz4/decode.hpp"
@@ -224,7 +225,7 @@ GpuFigures bench_gpu(const EigerStack& stack, const IntegrationMatrix& matrix, d
 EigerStack zstd_stack(const EigerStack& lz4) {
     EigerStack out = lz4;
     const std::size_t bpp = pixel_size(lz4.type), frames = lz4.chunks.size();
-    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(frames)));
+    const unsigned workers = std::max(1u, std::min<unsigned>(usable_cpu_count(), static_cast<unsigned>(frames)));
     std::vector<std::thread> pool;
     for (unsigned w = 0; w < workers; ++w)
         pool.emplace_back([&, w] {
@@ -420,7 +421,7 @@ int cmd_bench(const Args& raw) {
     set.e2e_options.devices = set.devices;
 
     const auto t0 = Clock::now();
-    std::printf("host: %u hardware threads\n\n", std::thread::hardware_concurrency());
+    std::printf("host: %u usable CPUs (%u hardware threads)\n\n", usable_cpu_count(), std::thread::hardware_concurrency());
     std::vector<ProfileFigures> figs;
     for (SyntheticProfile p : profiles) figs.push_back(bench_profile(p, set));
     if (figs.size() > 1 || set.e2e || set.devices.size() > 1) print_table(figs);

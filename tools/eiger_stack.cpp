@@ -4,6 +4,7 @@
 #include <cmath>
 #include <thread>
 
+#include "bslz4/cpu_count.hpp"
 #include "bslz4/encode.hpp"
 #include "command_line.hpp"
 
@@ -60,7 +61,7 @@ EigerStack make_eiger_stack(std::size_t ni, std::size_t nj, PixelType type, std:
     stack.profile = profile;
     stack.mask = synthetic_eiger_mask(ni, nj);
     stack.chunks.resize(frames);
-    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(frames)));
+    const unsigned workers = std::max(1u, std::min<unsigned>(usable_cpu_count(), static_cast<unsigned>(frames)));
     std::vector<std::thread> pool;
     for (unsigned w = 0; w < workers; ++w)
         pool.emplace_back([&, w] {
@@ -84,9 +85,9 @@ std::vector<SyntheticProfile> parse_profiles(const std::string& text, bool all_a
 }
 
 PixelType parse_synthetic_type(const std::string& text) {
-    if (text == "u16") return PixelType::u16;
-    if (text == "u32") return PixelType::u32;
-    throw UsageError("--type: synthetic Eiger frames are u16 or u32, not '" + text + "'");
+    const PixelType t = parse_type_argument(text, "--type");  // u16 or numpy's uint16
+    if (t == PixelType::u16 || t == PixelType::u32) return t;
+    throw UsageError("--type: synthetic Eiger frames are u16 (uint16) or u32 (uint32), not '" + text + "'");
 }
 
 }  // namespace bslz4::tool

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "argument_checks.hpp"
+#include "bslz4/cpu_count.hpp"
 #include "bslz4/error.hpp"
 #include "device_array_state.hpp"
 #include "device_cut.hpp"
@@ -93,7 +94,7 @@ GpuEngine::GpuEngine(ByteView m, std::size_t ni, std::size_t nj, PixelType t, Ch
       mask_host_(m.data, m.data + m.size),
       ctx_(resolve_device(o.device)),
       info_(device_info(ctx_.ordinal())),
-      staging_threads_(std::max(1u, std::min(kMaxStagingThreads, std::thread::hardware_concurrency()))),
+      staging_threads_(std::max(1u, std::min(kMaxStagingThreads, usable_cpu_count()))),
       collector_(format_, m, o.codec, powder_spec_, staging_threads_, status_),
       options_(checked_options(o, t)),
       module_(kernels_for(ctx_, info_)),

@@ -21,7 +21,7 @@ class SparseEngine;
 
 struct Chunk2SparseOptions {
     Codec codec = Codec::lz4;
-    unsigned threads = 0;  // frames decoded at once by multi / from_buffer; 0: all cores
+    unsigned threads = 0;  // frames decoded at once by multi / from_buffer; 0: every CPU the process may use (bslz4::usable_cpu_count)
     // A bad frame in multi / from_buffer / from_frames: throw (default) or report it in the
     // batch and return the others. operator() and coo always throw.
     OnError on_error = OnError::throw_first;
