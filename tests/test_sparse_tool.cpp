@@ -1023,6 +1023,9 @@ TEST_CASE("lists appended in batches across chunk boundaries read back whole wit
     for (const tool::ListCompression c : {tool::ListCompression::bitshuffle_lz4, tool::ListCompression::deflate,
                                           tool::ListCompression::none}) {
         INFO(tool::list_compression_name(c));
+        tool::ListCompression named = tool::ListCompression::none;
+        CHECK(tool::parse_list_compression(tool::list_compression_name(c), named));
+        CHECK(named == c);
         const std::string out = temp_path("lists_out.h5"), snapshot = temp_path("lists_snapshot.h5");
         tool::OutputInfo info;
         info.ni = info.nj = 300;
@@ -1069,6 +1072,9 @@ TEST_CASE("lists appended in batches across chunk boundaries read back whole wit
         test::H5Reader(out).filter_values("/entry/data/data/col", id);
         CHECK(id == (c == tool::ListCompression::bitshuffle_lz4 ? 32008 : c == tool::ListCompression::deflate ? H5Z_FILTER_SHUFFLE : -1));
     }
+    tool::ListCompression unchanged = tool::ListCompression::deflate;
+    CHECK_FALSE(tool::parse_list_compression("lz4", unchanged));
+    CHECK(unchanged == tool::ListCompression::deflate);
 }
 
 TEST_CASE("one group at the scan's path holds the frames of all its input datasets in order, complete once the last is "

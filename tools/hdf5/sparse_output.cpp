@@ -447,7 +447,10 @@ void SparseOutput::append(const OutputRows& rows) {
     lists_[0]->append(rows.row.data(), total, whole);
     lists_[1]->append(rows.col.data(), total, whole);
     lists_[2]->append(rows.intensity.data(), total, whole);
-    run_on_threads(whole.size(), encoder_threads_, [&](std::size_t k) { ListSeries::encode(whole[k]); });
+    // a thread started for fewer chunks than this costs more than it saves (sparse frames)
+    constexpr std::size_t kChunksPerThread = 4;
+    const auto threads = static_cast<unsigned>(std::min<std::size_t>(encoder_threads_, whole.size() / kChunksPerThread));
+    run_on_threads(whole.size(), std::max(1u, threads), [&](std::size_t k) { ListSeries::encode(whole[k]); });
     for (const ListChunk& c : whole) c.list->write(c);
     for (const auto& list : lists_) list->write_tail(false);
     append_rows(datasets_[0].get(), H5T_NATIVE_UINT32, rows.nnz.data(), count, 0, "nnz");
@@ -492,6 +495,15 @@ const char* list_compression_name(ListCompression c) {
         case ListCompression::none: return "none";
     }
     return "?";
+}
+
+bool parse_list_compression(const std::string& name, ListCompression& c) {
+    for (const ListCompression k : {ListCompression::bitshuffle_lz4, ListCompression::deflate, ListCompression::none})
+        if (name == list_compression_name(k)) {
+            c = k;
+            return true;
+        }
+    return false;
 }
 
 }  // namespace bslz4::tool

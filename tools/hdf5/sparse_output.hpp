@@ -53,8 +53,10 @@ enum class ListCompression {
     deflate,
     none,
 };
-// "bitshuffle-lz4", "deflate", "none".
+// "bitshuffle-lz4", "deflate", "none"; parse_list_compression takes those names (false for any
+// other).
 const char* list_compression_name(ListCompression c);
+bool parse_list_compression(const std::string& name, ListCompression& c);
 
 struct OutputInfo {
     std::string command_line, input_file, mask_source;
