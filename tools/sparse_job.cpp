@@ -265,7 +265,7 @@ std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& sca
         for (std::size_t i = 0; i < use.size(); ++i) use[i] = scan.nexus_mask[i] == 0;
         source = scan.file_name + ":" + scan.nexus_mask_path;
     } else {
-        source = "none (the file has no pixel_mask)";
+        source = scan.mask_source;  // "none (the file has no pixel_mask)"
     }
     return use;
 }
@@ -276,7 +276,7 @@ std::string scan_frame_message(const std::string& what, const ScanInput& scan, s
     std::string why = what;
     const std::size_t colon = why.find(": ");
     if (why.rfind("frame ", 0) == 0 && colon != std::string::npos) why = why.substr(colon + 2);
-    return scan.file_name + ":" + scan.datasets[d].path + " frame " + std::to_string(frame) + ": " + why;
+    return frame_place(scan, d, frame) + ": " + why;  // a VDS frame names its source file's frame too
 }
 
 // The error of a decoder given frames[0], frames[1], ..., its code kept, naming the input's frame.
