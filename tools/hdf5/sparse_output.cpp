@@ -488,22 +488,4 @@ void SparseOutput::write_attributes(hid_t group, bool complete) {
     attribute(group, "complete", static_cast<std::int64_t>(complete ? 1 : 0));
 }
 
-const char* list_compression_name(ListCompression c) {
-    switch (c) {
-        case ListCompression::bitshuffle_lz4: return "bitshuffle-lz4";
-        case ListCompression::deflate: return "deflate";
-        case ListCompression::none: return "none";
-    }
-    return "?";
-}
-
-bool parse_list_compression(const std::string& name, ListCompression& c) {
-    for (const ListCompression k : {ListCompression::bitshuffle_lz4, ListCompression::deflate, ListCompression::none})
-        if (name == list_compression_name(k)) {
-            c = k;
-            return true;
-        }
-    return false;
-}
-
 }  // namespace bslz4::tool

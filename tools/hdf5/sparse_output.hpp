@@ -12,8 +12,8 @@
 // flushed after each, so an interrupted run leaves a readable file of the frames done (nframes
 // and npx count them; complete = 0).
 //
-// The lists are compressed (see ListCompression): readable by h5py with hdf5plugin (bitshuffle)
-// or by any HDF5 (deflate).
+// The lists are compressed (see list_compression.hpp): readable by h5py with hdf5plugin
+// (bitshuffle, the default) or by any HDF5 (deflate).
 //
 // Frames that could not be decoded (bslz4 sparse --on-error skip) are written with nnz 0 and a
 // zero powder row, and listed in the group's bad_frames, a compound dataset of one row each:
@@ -39,24 +39,9 @@
 #include "bslz4/powder.hpp"
 #include "bslz4/sparse_result.hpp"
 #include "hdf5_file.hpp"
+#include "list_compression.hpp"
 
 namespace bslz4::tool {
-
-// How row, col and intensity are stored.
-enum class ListCompression {
-    // Bitshuffle + LZ4 (HDF5 filter 32008) by our own encoder, each chunk written as it is
-    // (H5Dwrite_chunk): fast enough for the GPU's lists, read with hdf5plugin (which ImageD11
-    // imports) or the system's bitshuffle plugin.
-    bitshuffle_lz4,
-    // HDF5's shuffle + deflate (level 1), through HDF5's own pipeline: readable without any
-    // plugin, but compressed on the writer's thread at tens of MB/s.
-    deflate,
-    none,
-};
-// "bitshuffle-lz4", "deflate", "none"; parse_list_compression takes those names (false for any
-// other).
-const char* list_compression_name(ListCompression c);
-bool parse_list_compression(const std::string& name, ListCompression& c);
 
 struct OutputInfo {
     std::string command_line, input_file, mask_source;
