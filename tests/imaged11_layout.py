@@ -148,7 +148,7 @@ def compare_sparse_scans(case, theirs, ours, scan):
 
 
 def one_file_case(tmp, rng, case, data_path, dtype, cut, nexus_mask=False, howmany=None, frames=24, shape=(96, 120),
-                  background=0.3):
+                  background=0.3, options=()):
     ni, nj = shape
     stem = "".join(c if c.isalnum() else "_" for c in case)
     scan = os.path.join(tmp, stem + "_scan.h5")
@@ -159,9 +159,9 @@ def one_file_case(tmp, rng, case, data_path, dtype, cut, nexus_mask=False, howma
     edf, h5_mask = write_masks(tmp, stem + "_mask", mask)
     theirs, ours = os.path.join(tmp, stem + "_theirs.h5"), os.path.join(tmp, stem + "_ours.h5")
     segment_theirs(scan, theirs, data_path, cut, edf, howmany)
-    extra = []
+    extra = list(options)
     if howmany:  # ImageD11's thresholds: cut * 2**i, i < 6
-        extra = ["--howmany", str(howmany), "--thresholds", ",".join(str(cut * 2 ** i) for i in range(6))]
+        extra += ["--howmany", str(howmany), "--thresholds", ",".join(str(cut * 2 ** i) for i in range(6))]
     # a NeXus file's own pixel_mask is found without being named
     segment_ours(scan, ours, data_path, cut, None if nexus_mask else h5_mask, extra)
     if compare_files(case, theirs, ours, data_path):
@@ -235,6 +235,8 @@ def main():
     rng = np.random.default_rng(20240613)
     with tempfile.TemporaryDirectory() as tmp:
         run(one_file_case, tmp, rng, "lima u16", LIMA, np.uint16, 2, frames=40, shape=(256, 300))
+        run(one_file_case, tmp, rng, "lima u16, --compression deflate", LIMA, np.uint16, 2, frames=40, shape=(256, 300),
+            options=["--compression", "deflate"])
         run(one_file_case, tmp, rng, "eiger u32 (NeXus pixel_mask)", "/entry/data/data", np.uint32, 5, nexus_mask=True)
         run(one_file_case, tmp, rng, "f32", "/entry/data/data", np.float32, 3)
         run(one_file_case, tmp, rng, "u8", "/entry/data/data", np.uint8, 1)

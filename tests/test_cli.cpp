@@ -95,7 +95,7 @@ TEST_CASE("--profile and --type take the synthetic profiles and the Eiger's type
     CHECK_THAT(demo_all.err, Catch::Contains("unknown profile 'all' (dense, sparse, very-sparse)"));
     const Result u8 = run_tool("bench --type u8");
     CHECK(u8.code == 2);
-    CHECK_THAT(u8.err, Catch::Contains("u16 or u32, not 'u8'"));
+    CHECK_THAT(u8.err, Catch::Contains("u16 (uint16) or u32 (uint32), not 'u8'"));
     CHECK(run_tool("demo --type f32").code == 2);
     CHECK(run_tool("bench --scan-frames 5").code == 2);  // only with --e2e
     CHECK(run_tool("bench --e2e --scan-frames 0").code == 2);

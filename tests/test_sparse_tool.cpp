@@ -152,7 +152,9 @@ TEST_CASE("sparse writes the ImageD11 layout, equal to the library's lists and p
     CHECK(f2.dataset<std::int64_t>(g + "/powder", H5T_NATIVE_INT64).size() == 15 * 40);
 }
 
-TEST_CASE("an Eiger master file's external data links are followed in order, a group per dataset", "[sparse-tool]") {
+TEST_CASE("an Eiger master file's external data links are followed in order, into one group at /entry/data/data; with "
+          "--per-file a group per data file at its own path",
+          "[sparse-tool]") {
     const std::string dir = test::env_or("TMPDIR", "/tmp");
     const std::string part1 = dir + "/bslz4_test_master_data_000001.h5", part2 = dir + "/bslz4_test_master_data_000002.h5";
     const std::string master = dir + "/bslz4_test_master.h5", out = temp_path("master_out.h5");
@@ -163,9 +165,25 @@ TEST_CASE("an Eiger master file's external data links are followed in order, a g
     INFO(r.err);
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("140 frames"));
+    {
+        const test::H5Reader f(out);
+        CHECK(f.attribute("/entry/data/data", "nframes") == std::vector<std::int64_t>{2 * kFrames});
+        CHECK(f.attribute("/entry/data/data", "complete") == std::vector<std::int64_t>{1});
+        CHECK(f.text_attribute("/entry/data/data", "sources") ==
+              std::vector<std::string>{"/entry/data/data_000001", "/entry/data/data_000002"});
+        CHECK_FALSE(f.exists("/entry/data/data_000001"));
+        const auto nnz = f.dataset<std::uint32_t>("/entry/data/data/nnz", H5T_NATIVE_UINT32);
+        REQUIRE(nnz.size() == 2 * kFrames);
+        CHECK(std::vector<std::uint32_t>(nnz.begin(), nnz.begin() + kFrames) == std::vector<std::uint32_t>(nnz.begin() + kFrames, nnz.end()));
+    }
+    const test::ToolResult per_file = run_tool("sparse " + master + " -o " + out + " --cut 4 --no-mask --cpu --quiet --per-file");
+    INFO(per_file.err);
+    REQUIRE(per_file.code == 0);
     const test::H5Reader f(out);
+    CHECK_FALSE(f.exists("/entry/data/data"));
     CHECK(f.attribute("/entry/data/data_000001", "nframes") == std::vector<std::int64_t>{kFrames});
     CHECK(f.attribute("/entry/data/data_000002", "nframes") == std::vector<std::int64_t>{kFrames});
+    CHECK(f.attribute("/entry/data/data_000002", "complete") == std::vector<std::int64_t>{1});
     (void)s;
 }
 
@@ -768,7 +786,8 @@ TEST_CASE("a chunk stored with bitshuffle skipped (filter mask 1) holds the raw 
     CHECK_FALSE(std::ifstream(out).good());
 }
 
-TEST_CASE("a scan of several datasets (external links) equals the library per dataset, with --frames across the two",
+TEST_CASE("a scan of several datasets (external links) equals the library on their frames in order, with --frames across "
+          "the two",
           "[sparse-tool][positional]") {
     const std::string dir = test::env_or("TMPDIR", "/tmp");
     const std::string part1 = dir + "/bslz4_test_multi_data_000001.h5", part2 = dir + "/bslz4_test_multi_data_000002.h5";
@@ -781,6 +800,9 @@ TEST_CASE("a scan of several datasets (external links) equals the library per da
     tool::SparseJob job = cpu_job(master, out, 4);
     job.frames_spec = "50:120";  // frames 50-69 of the first file, 0-49 of the second
     const std::atomic<bool> stop{false};
+    CHECK(tool::run_sparse_job(job, stop).frames == 70);
+    check_group(out, "/entry/data/data", library_lists(chunks, 50, 70), 70);
+    job.per_file = true;
     CHECK(tool::run_sparse_job(job, stop).frames == 70);
     check_group(out, "/entry/data/data_000001", library_lists(first, 50), 20);
     check_group(out, "/entry/data/data_000002", library_lists(second, 0, 50), 50);
@@ -928,13 +950,19 @@ TEST_CASE("an output with no bad frames has an empty bad_frames in every group",
     tool::write_scan(part2, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
     write_master_file(master, {"bslz4_test_nobad_data_000001.h5", "bslz4_test_nobad_data_000002.h5"});
     const std::atomic<bool> stop{false};
-    REQUIRE(tool::run_sparse_job(cpu_job(master, out, 2), stop).frames == 20);
-    const test::H5Reader f(out);
-    for (const std::string g : {"/entry/data/data_000001", "/entry/data/data_000002"}) {
-        INFO(g);
-        CHECK(f.member_names(g + "/bad_frames") == std::vector<std::string>{"frame", "code", "code_name", "message"});
-        CHECK(f.bad_frames(g + "/bad_frames").empty());
-        CHECK(f.dataset<std::int32_t>(g + "/nnz", H5T_NATIVE_INT32).size() == 10);
+    for (const bool per_file : {false, true}) {
+        tool::SparseJob job = cpu_job(master, out, 2);
+        job.per_file = per_file;
+        REQUIRE(tool::run_sparse_job(job, stop).frames == 20);
+        const test::H5Reader f(out);
+        const std::vector<std::string> groups =
+            per_file ? std::vector<std::string>{"/entry/data/data_000001", "/entry/data/data_000002"} : std::vector<std::string>{"/entry/data/data"};
+        for (const std::string& g : groups) {
+            INFO(g);
+            CHECK(f.member_names(g + "/bad_frames") == std::vector<std::string>{"frame", "code", "code_name", "message"});
+            CHECK(f.bad_frames(g + "/bad_frames").empty());
+            CHECK(f.dataset<std::int32_t>(g + "/nnz", H5T_NATIVE_INT32).size() == (per_file ? 10u : 20u));
+        }
     }
 }
 
@@ -1123,4 +1151,32 @@ TEST_CASE("one group at the scan's path holds the frames of all its input datase
             CHECK(early.attribute(part1, "complete") == std::vector<std::int64_t>{1});
         }
     }
+}
+
+TEST_CASE("--compression deflate stores the lists with HDF5's shuffle and deflate (no plugin needed), equal to "
+          "bitshuffle-lz4's; --compression none stores them as they are; other names are refused",
+          "[sparse-tool][layout]") {
+    const std::string scan = temp_path("compression_scan.h5");
+    write_test_scan(scan);
+    Lists want;
+    for (const std::string c : {"bitshuffle-lz4", "deflate", "none"}) {
+        INFO(c);
+        const std::string out = temp_path("compression_" + c + ".h5");
+        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet --compression " + c);
+        INFO(r.err);
+        REQUIRE(r.code == 0);
+        const Lists got = lists_in(out);
+        CHECK(!got.row.empty());
+        if (c == "bitshuffle-lz4") want = got;
+        CHECK(got.row == want.row);
+        CHECK(got.col == want.col);
+        CHECK(got.intensity == want.intensity);
+        CHECK(got.nnz == want.nnz);
+        H5Z_filter_t id = -1;
+        test::H5Reader(out).filter_values("/entry/data/data/intensity", id);
+        CHECK(id == (c == "bitshuffle-lz4" ? 32008 : c == "deflate" ? H5Z_FILTER_SHUFFLE : -1));
+    }
+    const test::ToolResult bad = run_tool("sparse " + scan + " -o " + temp_path("compression_bad.h5") + " --cut 4 --cpu --compression lz4");
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--compression 'lz4': bitshuffle-lz4, deflate or none"));
 }

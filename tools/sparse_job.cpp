@@ -445,6 +445,12 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     }
     const FrameRange selected = resolve_frames(parse_frame_selection(job.frames_spec), scan.frames);
     const std::size_t a = selected.first, b = selected.end;
+    // One group for the scan at its own path (an Eiger master's data_NNNNNN together at
+    // /entry/data/data), or with --per-file a group for each input dataset at its own path.
+    info.per_file = job.per_file;
+    info.scan_path = scan.datasets.size() == 1 ? scan.datasets[0].path : "/entry/data/data";
+    info.scan_frames = b - a;
+    info.compression = job.compression;
     if (job.reader_threads > 16)
         throw Error(ErrorCode::bad_argument, "reader threads: " + std::to_string(job.reader_threads) + "; from 1 to 16");
     const IntegrationMatrix* matrix_used = job.matrix_spec.empty() ? nullptr : &matrix;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hdf5/list_compression.hpp"
 #include "bslz4/frame_status.hpp"
 #include "bslz4/powder.hpp"
 
@@ -34,6 +35,8 @@ struct SparseJob {
     std::string command_line;
     // One output group per data file of an Eiger master instead of one for the scan.
     bool per_file = false;
+    // How the output stores row, col and intensity (--compression).
+    ListCompression compression = ListCompression::bitshuffle_lz4;
     // A frame that cannot be decoded: stop the scan (throw_first, the default: the error names
     // the file, the dataset and the frame), or write it with nnz 0 and a zero powder, list it in
     // the group's bad_frames and go on (report: --on-error skip).
