@@ -30,7 +30,10 @@
 
 using namespace bslz4;
 using test::eiger_stack;
+using test::difference;
+using test::lists_of;
 using test::require_same;
+using test::status_difference;
 using test::Stack;
 
 namespace {
@@ -361,38 +364,6 @@ ChunkMap map_chunk(const std::vector<std::uint8_t>& c, std::size_t bpp) {
     return m;
 }
 
-// What differs between two results ("" when nothing): lists bit for bit, powders bit for bit
-// when exact (i64), else within 1e-12 (f64).
-std::string list_difference(const SparseBatch& gpu, const SparseBatch& cpu) {
-    if (gpu.nframes != cpu.nframes) return "frame counts differ";
-    const std::size_t bpp = pixel_size(cpu.pixel_type);
-    for (std::size_t f = 0; f < cpu.nframes; ++f) {
-        const SparseFrame g = gpu.frame(f), c = cpu.frame(f);
-        if (g.npixels != c.npixels || std::memcmp(g.indices, c.indices, c.npixels * 4) != 0 ||
-            std::memcmp(g.values, c.values, c.npixels * bpp) != 0)
-            return "frame " + std::to_string(f) + ": lists differ (" + std::to_string(g.npixels) + " pixels on the GPU, " +
-                   std::to_string(c.npixels) + " on the CPU)";
-    }
-    return "";
-}
-std::string difference(const SparseBatch& gpu, const SparseBatch& cpu) { return list_difference(gpu, cpu); }
-std::string difference(const IntegratedBatch& gpu, const IntegratedBatch& cpu) {
-    std::string d = list_difference(gpu.sparse, cpu.sparse);
-    if (!d.empty()) return d;
-    const Powder &g = gpu.powder, &c = cpu.powder;
-    if (g.nframes != c.nframes || g.bins != c.bins || g.acc != c.acc) return "powder shapes differ";
-    if (c.acc == Accumulator::i64)
-        return std::memcmp(g.data, c.data, c.nframes * c.bins * 8) == 0 ? "" : "i64 powders differ";
-    for (std::size_t f = 0; f < c.nframes; ++f)
-        for (std::size_t b = 0; b < c.bins; ++b) {
-            const double x = g.value(f, b), y = c.value(f, b);  // damaged f32 pixels make NaN and infinities
-            if (x != y && !(std::isnan(x) && std::isnan(y)) && !(std::fabs(x - y) <= 1e-12 * std::max(1.0, std::fabs(y))))
-                return "frame " + std::to_string(f) + " bin " + std::to_string(b) + ": powders differ (" + std::to_string(x) +
-                       " on the GPU, " + std::to_string(y) + " on the CPU)";
-        }
-    return "";
-}
-
 // The GPU against the CPU on `batch`, whose frames `damaged` were corrupted; `good` is the
 // batch without them. Returns what went wrong ("" when nothing); counts the corrupted inputs.
 template <class Gpu, class Cpu>
@@ -437,27 +408,6 @@ std::string judge(Gpu& gpu, Cpu& cpu, const std::vector<ByteView>& batch, const 
     } catch (const Error& e) {
         return std::string("after the error, the good frames throw: ") + e.what();
     }
-}
-
-const SparseBatch& lists_of(const SparseBatch& b) { return b; }
-const SparseBatch& lists_of(const IntegratedBatch& b) { return b.sparse; }
-
-// What differs between two batches' bad frames ("" when nothing): which, codes, messages.
-std::string status_difference(const SparseBatch& gpu, const SparseBatch& cpu) {
-    auto describe = [](const FrameError& e) {
-        return "frame " + std::to_string(e.frame) + " " + error_code_name(e.code) + " \"" + e.message + "\"";
-    };
-    if (gpu.nbad != cpu.nbad)
-        return std::to_string(gpu.nbad) + " bad frames on the GPU, " + std::to_string(cpu.nbad) + " on the CPU" +
-               (cpu.nbad ? " (the CPU's first: " + describe(cpu.bad[0]) + ")" : "") +
-               (gpu.nbad ? " (the GPU's first: " + describe(gpu.bad[0]) + ")" : "");
-    for (std::size_t k = 0; k < cpu.nbad; ++k)
-        if (gpu.bad[k].frame != cpu.bad[k].frame || gpu.bad[k].code != cpu.bad[k].code || gpu.bad[k].message != cpu.bad[k].message)
-            return "bad frame " + std::to_string(k) + ": " + describe(gpu.bad[k]) + " on the GPU, " + describe(cpu.bad[k]) +
-                   " on the CPU";
-    for (std::size_t f = 0; f < cpu.nframes; ++f)
-        if (gpu.code(f) != cpu.code(f)) return "frame " + std::to_string(f) + ": codes differ";
-    return "";
 }
 
 // With OnError::report, the GPU's batch against the CPU's: neither throws for a bad chunk.

@@ -25,7 +25,11 @@
 #include "zstd_restaging.hpp"
 
 using namespace bslz4;
+using test::difference;
+using test::lists_of;
+using test::powder_difference;
 using test::require_same;
+using test::status_difference;
 using test::Stack;
 
 namespace {
@@ -62,59 +66,6 @@ cuda::Chunk2SparseOptions on_gpu(unsigned batch = 0, unsigned group = 0, cuda::U
     return {batch, group, u, -1, Codec::zstd, e};
 }
 Chunk2SparseOptions on_cpu(OnError e = OnError::throw_first) { return {Codec::zstd, 0, e}; }
-
-// What differs between two batches' lists ("" when nothing).
-std::string list_difference(const SparseBatch& gpu, const SparseBatch& cpu) {
-    if (gpu.nframes != cpu.nframes) return "frame counts differ";
-    const std::size_t bpp = pixel_size(cpu.pixel_type);
-    for (std::size_t f = 0; f < cpu.nframes; ++f) {
-        const SparseFrame g = gpu.frame(f), c = cpu.frame(f);
-        if (g.npixels != c.npixels || std::memcmp(g.indices, c.indices, c.npixels * 4) != 0 ||
-            std::memcmp(g.values, c.values, c.npixels * bpp) != 0)
-            return "frame " + std::to_string(f) + ": lists differ (" + std::to_string(g.npixels) + " pixels on the GPU, " +
-                   std::to_string(c.npixels) + " on the CPU)";
-    }
-    return "";
-}
-
-// Powders bit for bit when exact (i64), else within 1e-12 of the CPU's (f64).
-std::string powder_difference(const Powder& g, const Powder& c) {
-    if (g.nframes != c.nframes || g.bins != c.bins || g.acc != c.acc) return "powder shapes differ";
-    for (std::size_t f = 0; f < c.nframes; ++f)
-        for (std::size_t b = 0; b < c.bins; ++b) {
-            const double x = g.value(f, b), y = c.value(f, b);
-            const bool same = c.acc == Accumulator::i64 ? x == y
-                                                        : x == y || (std::isnan(x) && std::isnan(y)) ||
-                                                              std::fabs(x - y) <= 1e-12 * std::max(1.0, std::fabs(y));
-            if (!same) return "frame " + std::to_string(f) + " bin " + std::to_string(b) + ": powders differ";
-        }
-    return "";
-}
-
-std::string difference(const SparseBatch& gpu, const SparseBatch& cpu) { return list_difference(gpu, cpu); }
-std::string difference(const IntegratedBatch& gpu, const IntegratedBatch& cpu) {
-    const std::string d = list_difference(gpu.sparse, cpu.sparse);
-    return d.empty() ? powder_difference(gpu.powder, cpu.powder) : d;
-}
-const SparseBatch& lists_of(const SparseBatch& b) { return b; }
-const SparseBatch& lists_of(const IntegratedBatch& b) { return b.sparse; }
-
-// Which frames are bad, with which codes and messages ("" when the same).
-std::string status_difference(const SparseBatch& gpu, const SparseBatch& cpu) {
-    const auto describe = [](const FrameError& e) {
-        return "frame " + std::to_string(e.frame) + " " + error_code_name(e.code) + " \"" + e.message + "\"";
-    };
-    if (gpu.nbad != cpu.nbad)
-        return std::to_string(gpu.nbad) + " bad frames on the GPU, " + std::to_string(cpu.nbad) + " on the CPU" +
-               (cpu.nbad ? " (the CPU's first: " + describe(cpu.bad[0]) + ")" : "") +
-               (gpu.nbad ? " (the GPU's first: " + describe(gpu.bad[0]) + ")" : "");
-    for (std::size_t k = 0; k < cpu.nbad; ++k)
-        if (gpu.bad[k].frame != cpu.bad[k].frame || gpu.bad[k].code != cpu.bad[k].code || gpu.bad[k].message != cpu.bad[k].message)
-            return describe(gpu.bad[k]) + " on the GPU, " + describe(cpu.bad[k]) + " on the CPU";
-    for (std::size_t f = 0; f < cpu.nframes; ++f)
-        if (gpu.code(f) != cpu.code(f)) return "frame " + std::to_string(f) + ": codes differ";
-    return "";
-}
 
 // The GPU against the CPU on `batch` ("" when they agree). Throwing: the same message and code,
 // then the good frames alone, on the same object, the same lists. Reporting: the same bad frames
