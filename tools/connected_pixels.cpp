@@ -112,7 +112,7 @@ std::size_t SpotFilter::keep(const std::uint16_t* row, const std::uint16_t* col,
         const std::size_t loose = join<T>(row, col, values, n);  // one group, as ImageD11 counts them
         // Every parent comes before its child (or is itself), so in list order a pixel's
         // parent has its root as parent already.
-        std::memset(count_.data(), 0, n * sizeof(std::uint32_t));
+        std::fill_n(count_.begin(), n, 0u);  // (memset of an empty vector's null data is undefined)
         for (std::size_t k = 0; k < n; ++k)
             if (joinable_[k]) {
                 const std::uint32_t root = parent_[parent_[k]];
