@@ -1,7 +1,6 @@
 // The CPUs the process may run on (usable_cpu_count): the affinity mask, and cgroup v2 and v1 CPU
 // quotas read from trees laid out here as the kernel shows them.
 #include <catch2/catch.hpp>
-#include <sched.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,6 +8,7 @@
 
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/cpu_count.hpp"
+#include "cpu_affinity.hpp"
 #include "cpu_count.hpp"
 #include "tool_runner.hpp"
 
@@ -16,23 +16,6 @@ using namespace bslz4;
 
 namespace {
 
-// Runs f on a thread of its own whose affinity is the first CPU of this thread's mask alone.
-template <class F>
-void on_one_cpu(F&& f) {
-    std::thread t([&] {
-        cpu_set_t mine;
-        CPU_ZERO(&mine);
-        REQUIRE(sched_getaffinity(0, sizeof mine, &mine) == 0);
-        int first = 0;
-        while (!CPU_ISSET(first, &mine)) ++first;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(first, &one);
-        REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
-        f();
-    });
-    t.join();
-}
 
 // A fake root: files at root + path with the given text.
 class FakeRoot {
@@ -59,7 +42,7 @@ const char* kV1Mount =
 
 TEST_CASE("the CPU decoder's default threads are the CPUs of the affinity mask, not the machine's cores", "[cpu-count]") {
     if (std::thread::hardware_concurrency() < 2) WARN("one core here: this case cannot tell the mask from the cores");
-    on_one_cpu([] {
+    test::on_one_cpu([] {
         CHECK(usable_cpu_count() == 1);
         const Chunk2Sparse c(std::vector<std::uint8_t>(16, 1), 4, 4, PixelType::u16);
         CHECK(c.threads() == 1);

@@ -61,8 +61,7 @@ private:
 std::vector<std::vector<std::uint8_t>> random_chunks(PixelType t, std::size_t npix, std::size_t frames) {
     std::vector<std::vector<std::uint8_t>> out;
     for (std::uint32_t f = 0; f < frames; ++f)
-        out.push_back(encode_chunk(visit_pixel_type(t, [&](auto zero) { return test::random_pixels<decltype(zero)>(npix, 40 + f); }),
-                                   pixel_size(t)));
+        out.push_back(encode_chunk(test::random_pixels_for(t, npix, 40 + f), pixel_size(t)));
     return out;
 }
 

@@ -28,10 +28,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 using Howmany = std::optional<std::size_t>;
 using Thresholds = std::optional<std::vector<double>>;
 
-std::vector<std::uint8_t> random_pixels_for(PixelType t, std::size_t n, std::uint32_t seed) {
-    return visit_pixel_type(t, [&](auto zero) { return test::random_pixels<decltype(zero)>(n, seed); });
-}
-
 // A frame of `npix` pixels of value `low`, then runs of `count` pixels of `value`, spread out.
 template <class T>
 std::vector<std::uint8_t> frame_with(std::size_t npix, T low, const std::vector<std::pair<std::size_t, T>>& runs) {
@@ -57,7 +53,7 @@ TEST_CASE("GPU top pixels equal the CPU's on every GPU type, NaN and infinities 
     for (PixelType t : kGpuTypes) {
         INFO(pixel_type_name(t));
         std::vector<std::vector<std::uint8_t>> chunks;
-        for (std::uint32_t s = 0; s < 9; ++s) chunks.push_back(encode_chunk(random_pixels_for(t, npix, 100 + s), pixel_size(t)));
+        for (std::uint32_t s = 0; s < 9; ++s) chunks.push_back(encode_chunk(test::random_pixels_for(t, npix, 100 + s), pixel_size(t)));
         const std::vector<ByteView> views(chunks.begin(), chunks.end());
         std::vector<std::uint8_t> base(5, 0);
         std::vector<std::uint64_t> offsets, lengths;

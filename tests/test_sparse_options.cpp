@@ -3,13 +3,13 @@
 // --json, --use-mask beside --mask, the summary of an unmasked scan, the CPU threads under an
 // affinity mask, and numpy's type names.
 #include <catch2/catch.hpp>
-#include <sched.h>
 
 #include <filesystem>
 #include <thread>
 
 #include "bslz4/bslz4.hpp"
 #include "command_line.hpp"
+#include "cpu_affinity.hpp"
 #include "error_codes.hpp"
 #include "frame_selection.hpp"
 #include "h5_reader.hpp"
@@ -89,19 +89,7 @@ void write_mask_file(const std::string& path, const std::vector<std::uint8_t>& m
 // Runs the tool from a thread whose affinity is one CPU: the process starts with that mask.
 test::ToolResult run_tool_on_one_cpu(const std::string& args) {
     test::ToolResult r;
-    std::thread t([&] {
-        cpu_set_t mine;
-        CPU_ZERO(&mine);
-        REQUIRE(sched_getaffinity(0, sizeof mine, &mine) == 0);
-        int first = 0;
-        while (!CPU_ISSET(first, &mine)) ++first;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(first, &one);
-        REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
-        r = run_tool(args);
-    });
-    t.join();
+    test::on_one_cpu([&] { r = run_tool(args); });
     return r;
 }
 

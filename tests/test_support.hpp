@@ -41,6 +41,11 @@ std::vector<std::uint8_t> random_pixels(std::size_t n, std::uint32_t seed) {
     return out;
 }
 
+// The same for a pixel type chosen at run time.
+inline std::vector<std::uint8_t> random_pixels_for(PixelType t, std::size_t n, std::uint32_t seed) {
+    return visit_pixel_type(t, [&](auto zero) { return random_pixels<decltype(zero)>(n, seed); });
+}
+
 inline std::vector<std::uint8_t> random_mask(std::size_t n, std::uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<std::uint8_t> m(n);

@@ -105,10 +105,6 @@ Expected oracle_any(PixelType t, const std::vector<std::uint8_t>& raw, const std
     return visit_pixel_type(t, [&](auto zero) { return oracle<decltype(zero)>(raw, mask, cut, howmany, thresholds); });
 }
 
-std::vector<std::uint8_t> random_pixels_for(PixelType t, std::size_t n, std::uint32_t seed) {
-    return visit_pixel_type(t, [&](auto zero) { return test::random_pixels<decltype(zero)>(n, seed); });
-}
-
 // A frame of these values through the single-frame call (its lists are views of c's buffers).
 template <class T>
 SparseFrame top_of(Chunk2Sparse& c, const std::vector<T>& values, double cut) {
@@ -258,7 +254,7 @@ TEST_CASE("every pixel type, NaN and infinities included, follows the rule throu
         INFO(pixel_type_name(t));
         std::vector<std::vector<std::uint8_t>> raws, chunks;
         for (std::uint32_t s = 0; s < 5; ++s) {
-            raws.push_back(random_pixels_for(t, npix, 100 + s));
+            raws.push_back(test::random_pixels_for(t, npix, 100 + s));
             chunks.push_back(encode_chunk(raws.back(), pixel_size(t)));
         }
         const std::vector<ByteView> views(chunks.begin(), chunks.end()), dense(raws.begin(), raws.end());
@@ -308,7 +304,7 @@ TEST_CASE("the CSC powder integrates the whole frame whatever top pixels lists, 
     for (PixelType t : {PixelType::u16, PixelType::i32, PixelType::f32}) {
         std::vector<std::vector<std::uint8_t>> chunks;
         for (std::uint32_t s = 0; s < 4; ++s)
-            chunks.push_back(encode_chunk(random_pixels_for(t, npix, 7 + s), pixel_size(t)));
+            chunks.push_back(encode_chunk(test::random_pixels_for(t, npix, 7 + s), pixel_size(t)));
         const std::vector<ByteView> views(chunks.begin(), chunks.end());
         Chunk2SparseCSC all(mask, ni, nj, t, m), top(mask, ni, nj, t, m);
         Chunk2Sparse lists(mask, ni, nj, t);
