@@ -19,6 +19,7 @@
 #include "bslz4/cuda/chunk2sparse_csc.hpp"
 #include "bslz4/cuda/device.hpp"
 #include "bslz4/cuda/host_memory.hpp"
+#include "gpu_comparison.hpp"
 #include "matrix_support.hpp"
 #include "test_support.hpp"
 
@@ -40,14 +41,8 @@ bool two_gpus() {
     return false;
 }
 
-// Frames of an Eiger-like stack, their chunks, and the CPU's lists of them (the oracle).
-struct Frames {
-    std::size_t ni, nj;
-    PixelType type;
-    std::vector<std::vector<std::uint8_t>> chunks;
-    std::vector<std::uint8_t> mask;
-    std::vector<ByteView> views() const { return {chunks.begin(), chunks.end()}; }
-};
+// Frames of an Eiger-like stack: their chunks, mask and shape.
+using Frames = test::Stack;
 
 Frames eiger_frames(std::size_t ni, std::size_t nj, PixelType t, std::size_t frames, unsigned seed) {
     Frames s{ni, nj, t, {}, synthetic_eiger_mask(ni, nj)};

@@ -17,19 +17,14 @@
 #include "driver_allocation_hook.hpp"
 #include "driver_api.hpp"
 #include "driver_objects.hpp"
+#include "gpu_comparison.hpp"
 #include "matrix_support.hpp"
 
 using namespace bslz4;
 
 namespace {
 
-struct Frames {
-    std::size_t ni, nj;
-    PixelType type;
-    std::vector<std::vector<std::uint8_t>> chunks;
-    std::vector<std::uint8_t> mask;
-    std::vector<ByteView> views() const { return {chunks.begin(), chunks.end()}; }
-};
+using Frames = test::Stack;  // chunks, mask and shape
 
 Frames eiger_frames(std::size_t ni, std::size_t nj, PixelType t, std::size_t n) {
     Frames s{ni, nj, t, {}, synthetic_eiger_mask(ni, nj)};
