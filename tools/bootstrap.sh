@@ -38,7 +38,8 @@ if [ "$what" != demo ]; then
         install_missing "$p" || echo "bootstrap: could not install $p; the HDF5 tests run without it"
     done
 fi
-[ "$what" = test ] && install_missing python3-venv
+# cmake: the install tests build consumer programs with find_package(bslz4) as well as pkg-config.
+[ "$what" = test ] && install_missing python3-venv cmake
 
 # Configures $1 (when not yet) with the options that follow, then builds it.
 build_dir() {
