@@ -1,0 +1,128 @@
+// The calls the four classes share (operator(), multi, from_buffer, coo, from_frames,
+// from_device, set_top_pixels), written once over the handle: each C function of a class is
+// one of these templates with its own name for the messages.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "bslz4/bslz4.h"
+#include "c_arguments.hpp"
+#include "c_results.hpp"
+#include "c_status.hpp"
+
+namespace bslz4::c_api {
+
+// A C handle: the C++ object and what it lends to C until its next call. Integrates: the class
+// also gives powders (the CSC classes), so their calls need a bslz4_powder to fill.
+template <class Engine, bool Integrates>
+struct Handle {
+    static constexpr bool integrates = Integrates;
+    Engine engine;
+    LentResults lent;
+    template <class... Args>
+    explicit Handle(Args&&... args) : engine(std::forward<Args>(args)...) {}
+};
+
+template <class H>
+void require_results(const void* result, const bslz4_powder* powder) {
+    require(result, "result");
+    if (H::integrates) require(powder, "powder");
+}
+
+template <class H, class Result>
+int frame_call(const char* function, H* h, const void* chunk, std::size_t chunk_bytes, double cut, Result* result,
+               bslz4_powder* powder) {
+    return guarded(function, [&] {
+        require(h, "handle");
+        require(chunk, "chunk");
+        require_results<H>(result, powder);
+        lend(h->engine(ByteView(chunk, chunk_bytes), cut), h->lent, result, powder);
+        return BSLZ4_OK;
+    });
+}
+
+template <class H, class Result>
+int coo_call(const char* function, H* h, const void* chunk, std::size_t chunk_bytes, double cut, Result* result,
+             bslz4_powder* powder) {
+    return guarded(function, [&] {
+        require(h, "handle");
+        require(chunk, "chunk");
+        require_results<H>(result, powder);
+        lend(h->engine.coo(ByteView(chunk, chunk_bytes), cut), h->lent, result, powder);
+        return BSLZ4_OK;
+    });
+}
+
+template <class H>
+int multi_call(const char* function, H* h, const void* const* chunks, const std::size_t* chunk_bytes,
+               std::size_t nchunks, double cut, bslz4_batch* batch, bslz4_powder* powder) {
+    return guarded(function, [&] {
+        require(h, "handle");
+        require_results<H>(batch, powder);
+        lend(h->engine.multi(views_of(chunks, chunk_bytes, nchunks, "chunks"), cut), h->lent, batch, powder);
+        return BSLZ4_OK;
+    });
+}
+
+template <class H>
+int from_frames_call(const char* function, H* h, const void* const* frames, const std::size_t* frame_bytes,
+                     std::size_t nframes, double cut, bslz4_batch* batch, bslz4_powder* powder) {
+    return guarded(function, [&] {
+        require(h, "handle");
+        require_results<H>(batch, powder);
+        lend(h->engine.from_frames(views_of(frames, frame_bytes, nframes, "frames"), cut), h->lent, batch, powder);
+        return BSLZ4_OK;
+    });
+}
+
+template <class H>
+int from_buffer_call(const char* function, H* h, const void* base, std::size_t base_bytes, const std::uint64_t* offsets,
+                     const std::uint64_t* lengths, std::size_t nchunks, double cut, bslz4_batch* batch,
+                     bslz4_powder* powder) {
+    return guarded(function, [&] {
+        require(h, "handle");
+        require_results<H>(batch, powder);
+        lend(h->engine.from_buffer(bytes_at(base, base_bytes, "base"), values_of(offsets, nchunks, "offsets"),
+                                   values_of(lengths, nchunks, "lengths"), cut),
+             h->lent, batch, powder);
+        return BSLZ4_OK;
+    });
+}
+
+template <class H>
+int from_device_call(const char* function, H* h, std::uint64_t device_pointer, const std::uint64_t* offsets,
+                     const std::uint64_t* lengths, std::size_t nchunks, double cut, bslz4_batch* batch,
+                     bslz4_powder* powder) {
+    return guarded(function, [&] {
+        require(h, "handle");
+        require_results<H>(batch, powder);
+        lend(h->engine.from_device(device_pointer, values_of(offsets, nchunks, "offsets"),
+                                   values_of(lengths, nchunks, "lengths"), cut),
+             h->lent, batch, powder);
+        return BSLZ4_OK;
+    });
+}
+
+template <class H>
+int set_top_pixels_call(const char* function, H* h, std::size_t howmany, const double* thresholds,
+                        std::size_t nthresholds) {
+    return guarded(function, [&] {
+        require(h, "handle");
+        h->engine.set_top_pixels(howmany_from(howmany), thresholds_from(thresholds, nthresholds));
+        return BSLZ4_OK;
+    });
+}
+
+// *handle = make()'s new handle, or NULL when making it failed.
+template <class H, class Make>
+int create_call(const char* function, H** handle, Make&& make) {
+    return guarded(function, [&] {
+        require(handle, "handle");
+        *handle = nullptr;
+        *handle = make();
+        return BSLZ4_OK;
+    });
+}
+
+}  // namespace bslz4::c_api
