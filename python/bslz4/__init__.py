@@ -1,0 +1,56 @@
+"""bslz4: bitshuffle-lz4/zstd detector frames (HDF5 filter 32008: Eiger, Jungfrau, LImA) decoded
+straight into sparse pixel lists and powder patterns, on the CPU and (bslz4.cuda) an NVIDIA GPU.
+
+A drop-in for the seed package bslz4_to_sparse (`import bslz4 as bslz4_to_sparse`): the same
+classes, calls and return values, over the C++ library of this repository.
+
+    c = chunk2sparse(mask, dtype)                 c(chunk, cut) -> npixels, (values, indices)
+    c = chunk2sparseCSC(mask, csc, dtype)         c(chunk, cut) -> npixels, (values, indices), powder
+    c.multi(chunks, cut), c.from_buffer(base, offsets, lengths, cut), c.coo(chunk, cut)
+    bslz4_to_sparse(ds, num, cut, mask=None, pixelbuffer=None)   one frame of an h5py dataset
+
+Chunks are bytes, memoryviews, numpy arrays, or what h5py's read_direct_chunk returns, read in
+place. The GIL is released while decoding. One call at a time per object: a second thread's
+call while one runs is a ValueError (give each thread its own object). Bad arguments are
+ValueError; a chunk that cannot be decoded is DecodeError, naming its frame and block."""
+import numpy as _np
+
+from . import _arguments, _bslz4
+from ._arguments import CODEC_LZ4, CODEC_ZSTD
+from ._cpu import chunk2sparse, chunk2sparseCSC
+from ._errors import DecodeError
+from ._hdf5 import bslz4_to_sparse
+from ._matrix import FixedPointMatrix, fixed_point_matrix
+
+version = __version__ = "0.1.0"  # the Meson project's version
+
+__all__ = [
+    "CODEC_LZ4",
+    "CODEC_ZSTD",
+    "DecodeError",
+    "FixedPointMatrix",
+    "bslz4_to_sparse",
+    "chunk2sparse",
+    "chunk2sparseCSC",
+    "decompress",
+    "fixed_point_matrix",
+    "gpu_runtime",
+    "version",
+]
+
+
+def decompress(chunk, dtype, codec=None):
+    """One chunk decoded whole: a 1-D numpy array of dtype (every pixel, no mask, no cut)."""
+    dt, _ = _arguments.pixel_type(dtype)
+    number = _arguments.codec_number(codec)
+    if number is None:
+        number = _arguments.chunk_codec(chunk)
+    return _np.frombuffer(_bslz4.decode_chunk(chunk, dt.itemsize, _arguments.codec_name(number)), dt)
+
+
+def gpu_runtime():
+    """(built with the GPU runtime, a usable GPU now, why not ("" when there is one))."""
+    if not _bslz4.has_gpu_runtime:
+        return False, False, "bslz4 was built without the GPU runtime (no nvcc or prebuilt fatbin at build time)"
+    ok = _bslz4.gpu_available()
+    return True, ok, "" if ok else _bslz4.gpu_unavailable_reason()

@@ -1,0 +1,66 @@
+"""The CPU classes, as the seed's bslz4_to_sparse.chunk2sparse and chunk2sparseCSC."""
+import numpy as np
+
+from . import _arguments
+from . import _bslz4 as _ext
+from . import _matrix
+from ._results import SparseCalls
+
+
+class chunk2sparse(SparseCalls):
+    """Decode bitshuffle-lz4/zstd chunks of (ni, nj) frames into the pixels above a cut that the
+    mask allows, on a thread a frame (the C++ bslz4::Chunk2Sparse).
+
+    mask: 2-D (ni, nj), nonzero = use the pixel. dtype: the pixels' numpy dtype. codec: None
+    (found from the first chunk: zstd's magic number, else lz4), 'lz4' / 'zstd' or the seed's
+    CODEC_LZ4 / CODEC_ZSTD. pipeline: the seed's, accepted and not used. howmany, thresholds:
+    see set_top_pixels. threads: frames decoded at once (None: every CPU the process may use).
+
+    A pixel is listed when its mask is nonzero and its value is above the cut, compared exactly
+    (NaN never). c(chunk, cut) -> npixels, (values, indices); c.multi(chunks, cut); after a
+    call, last_cut[f] is the cut frame f ended up with (the call's unless howmany raised it)
+    and last_nabove[f] its count above that cut before the list was cut to howmany."""
+
+    def __init__(self, mask, dtype=np.uint16, codec=None, pipeline=None, howmany=None, thresholds=None, *,
+                 threads=None):
+        self._threads = _arguments.threads_or_zero(threads)
+        self._setup(mask, dtype, codec, howmany, thresholds)
+
+    def _make_engine(self, codec):
+        return _ext.CpuLists(self.mask, self._ni, self._nj, self._type_name, codec, self._threads, self.howmany,
+                             self.thresholds)
+
+
+class chunk2sparseCSC(SparseCalls):
+    """As chunk2sparse, and every frame also goes through the matrix product powder = csc @
+    frame (the C++ bslz4::Chunk2SparseCSC), the mask folded into the matrix (masked pixels add
+    nothing).
+
+    csc: a scipy csc_matrix or csr_matrix (bins, ni*nj), a pyFAI CSR or CSC integrator, used as
+    C++ normalise_matrix does (float32 weights), or a fixed_point_matrix (int64 powders: divide
+    by powder_scale). acc: 'f64' (default: float64 sums, as pyFAI), 'f32', or 'i64' with a
+    fixed_point_matrix. howmany and thresholds limit the listed pixels only: the powder always
+    integrates the whole frame. c(chunk, cut) -> npixels, (values, indices), powder."""
+
+    def __init__(self, mask, csc, dtype=np.uint16, codec=None, pipeline=None, howmany=None, thresholds=None, *,
+                 acc=None, threads=None):
+        m, ni, nj = _arguments.frame_mask(mask)
+        dt, _ = _arguments.pixel_type(dtype)
+        if isinstance(csc, _matrix.FixedPointMatrix):
+            csc.check(dt, ni * nj)
+        self._matrix, self.acc = _matrix.matrix_and_acc(csc, ni * nj, acc)
+        self.nbins = self._matrix.bins
+        self._threads = _arguments.threads_or_zero(threads)
+        self._setup(mask, dtype, codec, howmany, thresholds, self.nbins, self.acc)
+
+    @property
+    def powder_scale(self):
+        """The integer (a power of two) an int64 powder is divided by for float; None for a float one."""
+        if self.acc != "i64":
+            return None
+        s = self._matrix.powder_scale
+        return int(s) if float(s).is_integer() else s
+
+    def _make_engine(self, codec):
+        return _ext.CpuPowders(self.mask, self._ni, self._nj, self._type_name, self._matrix, self.acc, codec,
+                               self._threads, self.howmany, self.thresholds)

@@ -1,0 +1,120 @@
+"""Integration matrices from scipy (csc_matrix, csr_matrix, or any format with tocsr) and pyFAI
+(its CSR and CSC integrator engines), handed to the C++ normalise_matrix as they are: one
+canonical form (CSR by bin, pixels ascending, duplicates merged), every fault a ValueError."""
+import numpy as np
+
+from . import _arguments
+from . import _bslz4 as _ext
+
+
+def _layout(matrix, bins, pixels):
+    fmt = getattr(matrix, "format", None)
+    if fmt in ("csc", "csr"):
+        return fmt
+    name = type(matrix).__name__.lower()  # pyFAI: CSCIntegrator..., CSRIntegrator...
+    if "csc" in name:
+        return "csc"
+    if "csr" in name:
+        return "csr"
+    n = len(matrix.indptr) - 1
+    if n == pixels and n != bins:
+        return "csc"
+    if n == bins and n != pixels:
+        return "csr"
+    raise ValueError("cannot tell whether the matrix (%s) is CSC or CSR: give a scipy csc_matrix or "
+                     "csr_matrix" % type(matrix).__name__)
+
+
+def _indices(a):
+    """int32 when every value fits, else uint32 (what C++ takes), without a copy when it is already so."""
+    a = np.asarray(a)
+    if a.dtype in (np.int32, np.uint32):
+        return np.ascontiguousarray(a)
+    if a.size and (a.min() < 0 or a.max() >= 2**32):
+        raise ValueError("matrix indices out of range (negative or beyond 32 bits)")
+    return np.ascontiguousarray(a, np.int32 if (a.size == 0 or a.max() < 2**31) else np.uint32)
+
+
+def normalised(matrix, pixels):
+    """The C++ IntegrationMatrix of a scipy or pyFAI matrix of `pixels` pixels (bins x pixels)."""
+    if hasattr(matrix, "format") and matrix.format not in ("csc", "csr") and hasattr(matrix, "tocsr"):
+        matrix = matrix.tocsr()
+    for attr in ("data", "indices", "indptr"):
+        if not hasattr(matrix, attr):
+            raise ValueError("the matrix has no %s: expected a scipy sparse matrix or a pyFAI CSR/CSC "
+                             "integrator" % attr)
+    shape = getattr(matrix, "shape", None)
+    if shape is not None and len(shape) == 2:
+        bins, npix = int(shape[0]), int(shape[1])
+    elif getattr(matrix, "bins", None) is not None:
+        bins, npix = int(np.prod(matrix.bins)), int(getattr(matrix, "size", pixels))
+    else:
+        raise ValueError("the matrix has no shape or bins attribute")
+    if npix != pixels:
+        raise ValueError("the matrix has %d pixels, the mask %d" % (npix, pixels))
+    layout = _layout(matrix, bins, npix)
+    indices = np.asarray(matrix.indices)
+    indptr = np.asarray(matrix.indptr)
+    common = np.result_type(indices.dtype, indptr.dtype) if indices.dtype != indptr.dtype else indices.dtype
+    return _ext.normalise_matrix(layout, bins, npix, np.ascontiguousarray(matrix.data, np.float32),
+                                 _indices(indices.astype(common, copy=False)),
+                                 _indices(indptr.astype(common, copy=False)))
+
+
+class FixedPointMatrix:
+    """A matrix for exact integer powders (fixed_point_matrix): the mask folded in, the weights
+    rounded once to fixed point. chunk2sparseCSC given it returns int64 powders, the exact sums
+    of pixel x integer weight, the same on the CPU and the GPU; float powder = powder / scale."""
+
+    def __init__(self, matrix, mask_shape, dtype):
+        self._matrix = matrix
+        self.scale = int(matrix.powder_scale) if float(matrix.powder_scale).is_integer() else matrix.powder_scale
+        self.nbins = matrix.bins
+        self.npix = matrix.pixels
+        self.shape = mask_shape
+        self.dtype = dtype
+
+    def check(self, dtype, npix):
+        """ValueError unless the matrix can serve frames of npix pixels of dtype."""
+        dtype = np.dtype(dtype)
+        if npix != self.npix:
+            raise ValueError("the mask has %d pixels, the matrix %d" % (npix, self.npix))
+        if dtype.kind not in "ui":
+            raise ValueError("a fixed_point_matrix needs integer pixels, not %s" % dtype)
+        if dtype.itemsize > self.dtype.itemsize or (dtype.kind == "u" and self.dtype.kind == "i"
+                                                    and dtype.itemsize == self.dtype.itemsize):
+            raise ValueError("the matrix was made for %s pixels: its sums could overflow for %s" % (self.dtype, dtype))
+
+
+def fixed_point_matrix(csc, mask, dtype, maxval=None, wbits=24):
+    """A copy of csc (scipy or pyFAI, as chunk2sparseCSC takes) for exact integer powders: the
+    mask folded in (nonzero = use), the weights rounded to integers of at most `wbits` bits (2
+    to 31, the sign included; the seed's wbits=32 is read as 31) times a power-of-two scale
+    chosen for the pixel dtype so that no bin's int64 sum can overflow whatever the pixels
+    hold. Give it to chunk2sparseCSC in place of the matrix: the powder is then int64, float
+    powder = powder / .scale. maxval (the seed's promise about the data) is accepted and not
+    used: the scale always allows the dtype's extremes. ValueError for float or 64-bit pixels
+    and for a matrix that would keep too few bits (use acc 'f64')."""
+    m, ni, nj = _arguments.frame_mask(mask)
+    dt, type_name = _arguments.pixel_type(dtype)
+    bits = int(wbits)
+    if bits == 32:
+        bits = 31
+    folded = _ext.fold_mask(normalised(csc, ni * nj), m)
+    return FixedPointMatrix(_ext.fixed_point_matrix(folded, type_name, bits), (ni, nj), dt)
+
+
+def matrix_and_acc(csc, pixels, acc):
+    """(C++ matrix, accumulator name) for a CSC class's csc and acc arguments."""
+    if isinstance(csc, FixedPointMatrix):
+        if acc not in (None, "i64"):
+            raise ValueError("a fixed_point_matrix is summed with acc='i64', not %r" % (acc,))
+        if csc.npix != pixels:
+            raise ValueError("the mask has %d pixels, the matrix %d" % (pixels, csc.npix))
+        return csc._matrix, "i64"
+    acc = "f64" if acc is None else acc
+    if acc == "i64":
+        raise ValueError("acc='i64' needs a matrix from bslz4.fixed_point_matrix")
+    if acc not in ("f64", "f32"):
+        raise ValueError("acc must be 'f64', 'f32' or 'i64', got %r" % (acc,))
+    return normalised(csc, pixels), acc

@@ -1,0 +1,93 @@
+#include "batch_outputs.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bslz4/cpu_count.hpp"
+#include "bslz4/error.hpp"
+
+namespace py = pybind11;
+
+namespace bslz4::python {
+
+namespace {
+
+// The writable C-contiguous data of out[k], at least `bytes` long, elements of `item_bytes`.
+template <class T>
+T* out_array(const py::tuple& out, std::size_t k, std::size_t bytes, std::size_t item_bytes, const char* name) {
+    py::array a = py::reinterpret_borrow<py::array>(out[k]);
+    if (!(a.flags() & py::array::c_style) || !a.writeable() || static_cast<std::size_t>(a.itemsize()) != item_bytes ||
+        static_cast<std::size_t>(a.nbytes()) < bytes)
+        throw Error(ErrorCode::bad_argument, std::string("internal: the result array ") + name + " does not fit the call");
+    return static_cast<T*>(a.mutable_data());
+}
+
+// Listed bytes above which the copy is spread over threads (a thread costs tens of µs).
+constexpr std::size_t kParallelCopyBytes = std::size_t(8) << 20;
+
+}  // namespace
+
+BatchOutputs::BatchOutputs(const py::tuple& out, std::size_t nframes, std::size_t pixels, std::size_t pixel_bytes,
+                           std::size_t powder_row_bytes)
+    : nframes_(nframes), pixels_(pixels), pixel_bytes_(pixel_bytes), powder_row_bytes_(powder_row_bytes) {
+    if (out.size() != 6) throw Error(ErrorCode::bad_argument, "internal: six result arrays expected");
+    npixels_ = out_array<std::int32_t>(out, 0, nframes * 4, 4, "npixels");
+    values_ = out_array<std::uint8_t>(out, 1, nframes * pixels * pixel_bytes, pixel_bytes, "values");
+    indices_ = out_array<std::uint32_t>(out, 2, nframes * pixels * 4, 4, "indices");
+    last_cut_ = out_array<double>(out, 3, nframes * 8, 8, "last_cut");
+    last_nabove_ = out_array<std::int64_t>(out, 4, nframes * 8, 8, "last_nabove");
+    if (powder_row_bytes != 0) {
+        if (out[5].is_none()) throw Error(ErrorCode::bad_argument, "internal: no powder array");
+        py::array p = py::reinterpret_borrow<py::array>(out[5]);
+        powder_ = out_array<std::uint8_t>(out, 5, nframes * powder_row_bytes, static_cast<std::size_t>(p.itemsize()), "powder");
+    }
+}
+
+void BatchOutputs::write(const SparseBatch& batch, double cut) const {
+    if (batch.nframes != nframes_)
+        throw Error(ErrorCode::bad_argument, "internal: a batch of " + std::to_string(batch.nframes) + " frames for " +
+                                                 std::to_string(nframes_) + " result rows");
+    std::size_t listed = 0;
+    for (std::size_t f = 0; f < nframes_; ++f) {
+        if (batch.npixels[f] > pixels_)
+            throw Error(ErrorCode::bad_argument, "internal: frame " + std::to_string(f) + " lists more pixels than it has");
+        listed += batch.npixels[f];
+        npixels_[f] = static_cast<std::int32_t>(batch.npixels[f]);
+        last_cut_[f] = batch.last_cut ? batch.last_cut[f] : cut;
+        last_nabove_[f] = static_cast<std::int64_t>(batch.last_nabove ? batch.last_nabove[f] : batch.npixels[f]);
+    }
+    const auto* values = static_cast<const std::uint8_t*>(batch.values);
+    auto copy_frames = [&](std::size_t first, std::size_t end) {
+        for (std::size_t f = first; f < end; ++f) {
+            const std::size_t n = batch.npixels[f];
+            std::memcpy(values_ + f * pixels_ * pixel_bytes_, values + f * batch.row_length * pixel_bytes_, n * pixel_bytes_);
+            std::memcpy(indices_ + f * pixels_, batch.indices + f * batch.row_length, n * 4);
+        }
+    };
+    const std::size_t bytes = listed * (pixel_bytes_ + 4);
+    const std::size_t threads =
+        std::min<std::size_t>({nframes_, bytes / kParallelCopyBytes + 1, std::max(1u, usable_cpu_count()), 8});
+    if (threads <= 1) {
+        copy_frames(0, nframes_);
+        return;
+    }
+    std::vector<std::thread> workers;
+    const std::size_t share = (nframes_ + threads - 1) / threads;
+    for (std::size_t t = 1; t < threads; ++t)
+        workers.emplace_back(copy_frames, std::min(nframes_, t * share), std::min(nframes_, (t + 1) * share));
+    copy_frames(0, std::min(nframes_, share));
+    for (auto& w : workers) w.join();
+}
+
+void BatchOutputs::write(const Powder& powder) const {
+    if (!powder_) return;
+    const std::size_t row = powder.bins * accumulator_size(powder.acc);
+    if (powder.nframes != nframes_ || row != powder_row_bytes_)
+        throw Error(ErrorCode::bad_argument, "internal: the powder does not fit its result array");
+    if (row != 0) std::memcpy(powder_, powder.data, nframes_ * row);
+}
+
+}  // namespace bslz4::python
