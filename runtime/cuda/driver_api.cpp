@@ -13,6 +13,16 @@ namespace {
 
 std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
+// The first Linux driver branch of each CUDA major version (NVIDIA's minor version compatibility
+// table). CUDA 11 needs none here: load() already needs a CUDA 12.0 driver (cuGetProcAddress_v2).
+std::string oldest_driver(int cuda_major) {
+    switch (cuda_major) {
+    case 12: return "R525 or newer";
+    case 13: return "R580 or newer";
+    default: return "see NVIDIA's CUDA toolkit release notes";
+    }
+}
+
 DriverApi load() {
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
@@ -35,11 +45,13 @@ DriverApi load() {
 #undef X
     check(api, api.cuInit(0), "cuInit(0)");
     check(api, api.cuDriverGetVersion(&api.driver_version), "cuDriverGetVersion");
-    // Kernels from a CUDA N toolkit need a driver for CUDA N (major version).
-    if (api.driver_version / 1000 < CUDA_VERSION / 1000)
+    // Kernels from a CUDA N.x toolkit load on any driver for CUDA N.0 or newer (minor version
+    // compatibility). N is the toolkit that built the embedded kernels (fatbin/meson.build: nvcc's
+    // version, or read from a prebuilt fatbin), not the cuda.h this file was compiled with.
+    if (api.driver_version / 1000 < BSLZ4_CUDA_TOOLKIT_MAJOR)
         throw Error(ErrorCode::gpu_fault, "the NVIDIA driver supports CUDA " + version_text(api.driver_version) +
-                    "; the kernels were built with CUDA " + version_text(CUDA_VERSION) + " and need a driver for CUDA " +
-                    std::to_string(CUDA_VERSION / 1000) + ".0 or newer");
+                    "; the kernels were built with CUDA " BSLZ4_CUDA_TOOLKIT " and need a driver for CUDA " +
+                    std::to_string(BSLZ4_CUDA_TOOLKIT_MAJOR) + ".0 or newer (" + oldest_driver(BSLZ4_CUDA_TOOLKIT_MAJOR) + ")");
     return api;
 }
 
