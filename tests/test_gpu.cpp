@@ -1366,6 +1366,12 @@ TEST_CASE("matrices and masks are uploaded once and shared; release_shared drops
 
 int main(int argc, char** argv) {
     if (!cuda::available()) {
+        // A CI runner that lost its driver or GPU must go red, not report the suite skipped.
+        const char* require = std::getenv("BSLZ4_REQUIRE_GPU");
+        if (require && *require && std::string(require) != "0") {
+            std::printf("FAIL: BSLZ4_REQUIRE_GPU=%s but no usable GPU: %s\n", require, cuda::unavailable_reason().c_str());
+            return 1;
+        }
         std::printf("SKIP: no GPU: %s\n", cuda::unavailable_reason().c_str());
         return 77;
     }

@@ -5,14 +5,24 @@
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "file_io.hpp"
+#include "gpu_report.hpp"
 
 namespace bslz4::tool {
 
 namespace {
 constexpr const char* kHelp =
     "usage: bslz4 info [--dtype T | --elem-size N] CHUNK\n"
+    "       bslz4 info --gpu [--sm N]\n"
     "Prints a bitshuffle chunk's decoded size, block size, number of blocks and each block's\n"
-    "compressed size. The element size (default 1) decides how the block layout is read.\n";
+    "compressed size. The element size (default 1) decides how the block layout is read.\n"
+    "\n"
+    "--gpu: can this host run the GPU decoder? The first line is the verdict (gpu: ok: ... or\n"
+    "gpu: none usable: WHY), with the driver's CUDA version and the kernels' toolkit and\n"
+    "architectures; then the driver, the kernels and each device (name, sm, memory, and whether\n"
+    "it runs the kernels' SASS, or their PTX by JIT, checked by decoding a test frame against the\n"
+    "CPU). Exit 0 when at least one device works, 1 when none does.\n"
+    "--sm N (with --gpu): would a GPU of compute capability N (70 = V100, 90 = H100) run these\n"
+    "kernels? No GPU needed; exit 0 yes, 1 no.\n";
 
 std::uint32_t be32(const std::vector<std::uint8_t>& b, std::uint64_t at) {
     return (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) | (std::uint32_t{b[at + 2]} << 8) | b[at + 3];
@@ -20,11 +30,17 @@ std::uint32_t be32(const std::vector<std::uint8_t>& b, std::uint64_t at) {
 }  // namespace
 
 int cmd_info(const Args& raw) {
-    const Arguments args = parse_arguments(raw, {"--dtype", "--elem-size"}, {});
+    const Arguments args = parse_arguments(raw, {"--dtype", "--elem-size", "--sm"}, {"--gpu"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
         return 0;
     }
+    if (args.has("--gpu")) {
+        if (!args.positional.empty() || args.has("--dtype") || args.has("--elem-size"))
+            throw UsageError("--gpu takes no chunk, --dtype or --elem-size");
+        return gpu_report(args);
+    }
+    if (args.has("--sm")) throw UsageError("--sm goes with --gpu");
     if (args.positional.size() != 1) throw UsageError("give one chunk file");
     const std::string& path = args.positional[0];
     const std::size_t es = args.has("--dtype") || args.has("--elem-size") ? element_size(args) : 1;
