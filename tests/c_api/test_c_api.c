@@ -12,7 +12,9 @@
 
 #include "bslz4/bslz4.h"
 #include "c_check.h"
+#include "frame_lists.h"
 #include "reference_table.h"
+#include "row_sum_matrix.h"
 #include "sha256.h"
 
 /* Is pixel i of `pixels` (of type t) above cut, compared exactly (NaN never)? */
@@ -43,17 +45,6 @@ static int list_is_threshold(const bslz4_frame* f, const unsigned char* pixels, 
             ++k;
         }
     return k == f->npixels;
-}
-
-static int same_list(const bslz4_frame* a, const bslz4_frame* b, size_t elem) {
-    return a->npixels == b->npixels && memcmp(a->indices, b->indices, a->npixels * sizeof(uint32_t)) == 0 &&
-           memcmp(a->values, b->values, a->npixels * elem) == 0;
-}
-
-static unsigned char* ones(size_t n) {
-    unsigned char* m = (unsigned char*)malloc(n ? n : 1);
-    if (m) memset(m, 1, n);
-    return m;
 }
 
 /* Everything a reference case can be checked for through the C API. */
@@ -117,7 +108,7 @@ static void check_case(const char* dir, const reference_case* c) {
     free(again);
 
     /* Lists: one frame, a batch of two, the two from one buffer, and coordinates. */
-    mask = ones(n);
+    mask = mask_of_ones(n);
     CHECK_OK(bslz4_options_init(&options), c->name);
     options.threads = 1;
     options.codec = c->codec;
@@ -245,11 +236,11 @@ static double pixel_as_double(const loaded* l, size_t i) {
  * CSC class, against sums done here: f64 exact (integer sums), f32 to 1e-6, i64 exact. */
 static void check_powders(const loaded* l) {
     const size_t ni = l->c.ni, nj = l->c.nj, n = ni * nj;
-    int32_t* indptr = (int32_t*)malloc((ni + 1) * sizeof *indptr);
-    int32_t* indices = (int32_t*)malloc(n * sizeof *indices);
-    float* data = (float*)malloc(n * sizeof *data);
     double* expected = (double*)calloc(ni, sizeof *expected);
-    unsigned char* mask = ones(n);
+    unsigned char* mask = mask_of_ones(n);
+    /* A matrix refused: indptr ends past its 2 weights. */
+    const float bad_data[2] = {1, 1};
+    const int32_t bad_indices[2] = {0, 1}, bad_indptr[3] = {0, 1, 3};
     bslz4_matrix_input in;
     bslz4_matrix *m = NULL, *folded = NULL, *fixed = NULL;
     bslz4_matrix_view view;
@@ -262,29 +253,16 @@ static void check_powders(const loaded* l) {
     size_t chunk_bytes[3], i, b, f;
     int acc, ok;
     double v;
-    for (b = 0; b <= ni; ++b) indptr[b] = (int32_t)(b * nj);
-    for (i = 0; i < n; ++i) {
-        indices[i] = (int32_t)i;
-        data[i] = 1.0f;
-        if (i) expected[i / nj] += pixel_as_double(l, i);
-    }
+    for (i = 1; i < n; ++i) expected[i / nj] += pixel_as_double(l, i);
     mask[0] = 0;
-    in.layout = BSLZ4_LAYOUT_CSR;
-    in.bins = ni;
-    in.pixels = n;
-    in.data = data;
-    in.data_size = n;
-    in.index_type = BSLZ4_INDEX_I32;
-    in.indices = indices;
-    in.indices_size = n;
-    in.indptr = indptr;
-    in.indptr_size = ni + 1;
-    CHECK_OK(bslz4_matrix_normalise(&in, &m), "normalise a row-sum matrix");
+    CHECK_OK(row_sum_matrix(ni, nj, &m), "normalise a row-sum matrix");
     CHECK_OK(bslz4_matrix_view_of(m, &view), "the matrix's view");
     CHECK(view.bins == ni && view.pixels == n && view.nnz == n && view.fixed_weight == NULL, "canonical form");
     CHECK_OK(bslz4_matrix_fold_mask(m, mask, n, &folded), "fold the mask");
     CHECK_OK(bslz4_matrix_view_of(folded, &view), "the folded matrix's view");
     CHECK(view.nnz == n - 1 && view.row_start[1] == nj - 1, "the masked pixel's weight is dropped");
+    bslz4_matrix_destroy(folded);
+    folded = NULL;
     CHECK_OK(bslz4_matrix_fixed_point(m, l->c.pixel_type, 24, &fixed), "fixed point");
     CHECK_OK(bslz4_matrix_view_of(fixed, &view), "the fixed-point view");
     CHECK(view.fixed_weight != NULL && view.powder_scale > 0, "fixed weights and their scale");
@@ -357,10 +335,18 @@ static void check_powders(const loaded* l) {
     bslz4_chunk2sparse_csc_destroy(csc);
 
     /* Refused matrices: BSLZ4_E_BAD_MATRIX with the library's reason. */
-    indptr[ni] = (int32_t)(n + 1);
+    in.layout = BSLZ4_LAYOUT_CSR;
+    in.bins = 2;
+    in.pixels = 2;
+    in.data = bad_data;
+    in.data_size = 2;
+    in.index_type = BSLZ4_INDEX_I32;
+    in.indices = bad_indices;
+    in.indices_size = 2;
+    in.indptr = bad_indptr;
+    in.indptr_size = 3;
     CHECK_FAILS(bslz4_matrix_normalise(&in, &folded), BSLZ4_E_BAD_MATRIX, "bslz4_matrix_normalise",
                 "indptr ending past the weights");
-    indptr[ni] = (int32_t)n;
     in.layout = 5;
     CHECK_FAILS(bslz4_matrix_normalise(&in, &folded), BSLZ4_E_BAD_ARGUMENT, "bslz4_matrix_normalise", "a layout out of range");
     CHECK_FAILS(bslz4_matrix_fold_mask(m, mask, n - 1, &folded), BSLZ4_E_BAD_ARGUMENT, "bslz4_matrix_fold_mask",
@@ -372,9 +358,6 @@ static void check_powders(const loaded* l) {
     bslz4_matrix_destroy(m);
     bslz4_matrix_destroy(fixed);
     bslz4_matrix_destroy(NULL);
-    free(indptr);
-    free(indices);
-    free(data);
     free(expected);
     free(mask);
 }
@@ -382,7 +365,7 @@ static void check_powders(const loaded* l) {
 /* Top pixels: the first howmany of the full list (no thresholds), and bad thresholds refused. */
 static void check_top_pixels(const loaded* l) {
     const size_t n = l->c.ni * l->c.nj;
-    unsigned char* mask = ones(n);
+    unsigned char* mask = mask_of_ones(n);
     bslz4_chunk2sparse* sparse = NULL;
     bslz4_frame all, top;
     uint32_t* indices;
@@ -416,7 +399,7 @@ static void check_top_pixels(const loaded* l) {
  * failure naming the frame without. */
 static void check_bad_frames(const loaded* l) {
     const size_t n = l->c.ni * l->c.nj;
-    unsigned char* mask = ones(n);
+    unsigned char* mask = mask_of_ones(n);
     bslz4_options options;
     bslz4_chunk2sparse *report = NULL, *stop = NULL;
     bslz4_batch batch;
@@ -457,7 +440,7 @@ static void* fail_in_a_thread(void* message) {
 /* Every error path gives its status and a message naming the function. */
 static void check_errors(const loaded* l) {
     const size_t n = l->c.ni * l->c.nj, bytes = n * l->c.elem_size;
-    unsigned char* mask = ones(n);
+    unsigned char* mask = mask_of_ones(n);
     unsigned char* out = (unsigned char*)malloc(bytes);
     unsigned char* damaged = (unsigned char*)malloc(l->chunk_bytes);
     bslz4_chunk2sparse* sparse = NULL;
