@@ -6,6 +6,7 @@
 #include <vector>
 
 #if BSLZ4_HAVE_CUDA
+#include <cctype>
 #include <cstring>
 
 #include "bslz4/chunk2sparse.hpp"
@@ -29,17 +30,19 @@ std::string joined(const std::vector<int>& archs, const char* prefix) {
 
 std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
-// The kernel module's version (580.95.05), which admins know the driver by; "" when unreadable.
+// The kernel module's version, which admins know the driver by: the first word of
+// /proc/driver/nvidia/version shaped like 580.159.04 ("NVRM version: NVIDIA UNIX Open Kernel
+// Module for x86_64  580.159.04  Release Build ..."; the proprietary module's line has no
+// "for"). "" when unreadable.
 std::string kernel_module_version() {
     std::ifstream in("/proc/driver/nvidia/version");
-    std::string line;
-    if (!std::getline(in, line)) return "";
-    const std::string key = "Kernel Module";
-    const auto at = line.find(key);
-    if (at == std::string::npos) return "";
-    std::size_t b = line.find_first_not_of(' ', at + key.size());
-    std::size_t e = line.find(' ', b);
-    return b == std::string::npos ? "" : line.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    std::string word;
+    for (int words = 0; in >> word && words < 16; ++words) {
+        const bool digits_and_dots = word.find_first_not_of("0123456789.") == std::string::npos;
+        if (digits_and_dots && word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0])))
+            return word;
+    }
+    return "";
 }
 
 // A 64 x 64 u16 frame through the GPU class on `device` and the CPU class: "" when the lists
