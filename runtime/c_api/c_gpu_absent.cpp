@@ -177,3 +177,15 @@ int bslz4_gpu_chunk2sparse_csc_last_host(const bslz4_gpu_chunk2sparse_csc*, size
 int bslz4_gpu_chunk2sparse_csc_cap(const bslz4_gpu_chunk2sparse_csc*, size_t*) {
     return no_gpu_support("bslz4_gpu_chunk2sparse_csc_cap");
 }
+
+int bslz4_gpu_pinned_memory_create(size_t, int, bslz4_pinned_memory**) {
+    return no_gpu_support("bslz4_gpu_pinned_memory_create");
+}
+
+int bslz4_pinned_memory_destroy(bslz4_pinned_memory*) {
+    return BSLZ4_OK;  // nothing can have been made
+}
+
+int bslz4_pinned_memory_data(const bslz4_pinned_memory*, void**, size_t*, int*) {
+    return no_gpu_support("bslz4_pinned_memory_data");
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bslz4/bslz4.h"
+#include "bslz4/cuda/dlpack.h"
 #include "c_check.h"
 #include "frame_lists.h"
 #include "reference_table.h"
@@ -35,6 +36,23 @@ static int device_array_is(const bslz4_device_array* a, const void* expected, si
                bslz4_device_array_copy_to_host(a, host, bytes) == BSLZ4_OK && memcmp(host, expected, bytes) == 0;
     free(host);
     return same;
+}
+
+/* A DLPack tensor of a frames array (1, ni, nj) on the array's memory, which outlives the array
+ * until the tensor's deleter runs. Destroys the array. */
+static int check_dlpack(bslz4_device_array* frames, size_t ni, size_t nj) {
+    void* exported = NULL;
+    uint64_t dptr = 0;
+    int ok = bslz4_device_array_to_dlpack(frames, &exported) == BSLZ4_OK && exported &&
+             bslz4_device_array_pointer(frames, &dptr) == BSLZ4_OK;
+    DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)exported;
+    bslz4_device_array_destroy(frames);
+    if (!ok) return 0;
+    ok = t->version.major == 1 && t->dl_tensor.ndim == 3 && t->dl_tensor.device.device_type == kDLCUDA &&
+         t->dl_tensor.shape[0] == 1 && (size_t)t->dl_tensor.shape[1] == ni && (size_t)t->dl_tensor.shape[2] == nj &&
+         (uint64_t)(uintptr_t)t->dl_tensor.data == dptr && t->deleter != NULL;
+    if (t->deleter) t->deleter(t);
+    return ok;
 }
 
 /* One case: returns 1 when the GPU decoded it (0 for a block size it refuses, as it must). */
@@ -124,8 +142,8 @@ static int check_case(const char* dir, const reference_case* c) {
     CHECK(ndim == 3 && shape[0] == 1 && shape[1] == c->ni && shape[2] == c->nj && pixel_type_named(dtype) == c->pixel_type,
           c->name);
     CHECK(device_array_is(frames, pixels, bytes), c->name);
-    bslz4_device_array_destroy(frames);
-    frames = NULL;
+    CHECK(check_dlpack(frames, c->ni, c->nj), c->name);
+    frames = NULL; /* check_dlpack destroyed it before the tensor */
     CHECK_OK(bslz4_gpu_chunk2sparse_decompress_from_device(gpu, dptr, offsets + 1, lengths + 1, 1, &frames), c->name);
     CHECK(device_array_is(frames, pixels, bytes), c->name);
 
@@ -143,27 +161,32 @@ done:
     return decoded;
 }
 
-/* Powders of the row-sum matrix: f64 to 1e-12 of the CPU's, i64 bit for bit, from every call. */
-static void check_powders(const char* dir, const char* name) {
+/* The case called name and its chunk (malloc'ed; NULL when missing). */
+static unsigned char* load_named(const char* dir, const char* name, reference_case* c, size_t* chunk_bytes) {
     reference_case* cases = NULL;
     char why[4300];
     const size_t ncases = read_reference_table(dir, &cases, why, sizeof why);
+    size_t k;
+    memset(c, 0, sizeof *c);
+    for (k = 0; k < ncases; ++k)
+        if (strcmp(cases[k].name, name) == 0) *c = cases[k];
+    free(cases);
+    CHECK(c->elem_size != 0, name);
+    return c->elem_size ? read_case_file(dir, name, "bslz4", chunk_bytes) : NULL;
+}
+
+/* Powders of the row-sum matrix: f64 to 1e-12 of the CPU's, i64 bit for bit, from every call. */
+static void check_powders(const char* dir, const char* name) {
     reference_case c;
     size_t k, chunk_bytes = 0, n, bins, powder_bytes, last_host = 0, cap = 0;
-    unsigned char *chunk = NULL, *mask = NULL, *host = NULL, *cpu_powder = NULL;
+    unsigned char *chunk = load_named(dir, name, &c, &chunk_bytes), *mask = NULL, *host = NULL, *cpu_powder = NULL;
     bslz4_matrix *m = NULL, *fixed = NULL;
     const void* chunks[2];
     size_t lengths2[2];
     uint64_t offsets[2], lengths[2], dptr = 0;
     bslz4_device_array *device_chunks = NULL, *out = NULL;
     int acc;
-    memset(&c, 0, sizeof c);
-    for (k = 0; k < ncases; ++k)
-        if (strcmp(cases[k].name, name) == 0) c = cases[k];
-    free(cases);
-    CHECK(c.elem_size != 0, name);
-    if (!c.elem_size) return;
-    chunk = read_case_file(dir, name, "bslz4", &chunk_bytes);
+    if (!chunk) return;
     n = c.ni * c.nj;
     bins = c.ni;
     mask = mask_of_ones(n);
@@ -281,12 +304,10 @@ static void check_powders(const char* dir, const char* name) {
 
 /* Bad frames and bad calls: the CPU's status and message. */
 static void check_errors(const char* dir, const char* name) {
-    reference_case* cases = NULL;
-    char why[4300], cpu_message[4096];
-    const size_t ncases = read_reference_table(dir, &cases, why, sizeof why);
+    char cpu_message[4096];
     reference_case c;
-    size_t k, chunk_bytes = 0, n, last_host = 0, cap = 0;
-    unsigned char *chunk, *mask;
+    size_t chunk_bytes = 0, n, last_host = 0, cap = 0;
+    unsigned char *chunk = load_named(dir, name, &c, &chunk_bytes), *mask;
     bslz4_options options;
     bslz4_chunk2sparse* cpu = NULL;
     bslz4_gpu_chunk2sparse *gpu = NULL, *stop = NULL;
@@ -297,13 +318,7 @@ static void check_errors(const char* dir, const char* name) {
     size_t lengths3[3];
     uint64_t offsets[1] = {0}, lengths[1], dptr = 0;
     int cpu_status;
-    memset(&c, 0, sizeof c);
-    for (k = 0; k < ncases; ++k)
-        if (strcmp(cases[k].name, name) == 0) c = cases[k];
-    free(cases);
-    CHECK(c.elem_size != 0, name);
-    if (!c.elem_size) return;
-    chunk = read_case_file(dir, name, "bslz4", &chunk_bytes);
+    if (!chunk) return;
     n = c.ni * c.nj;
     mask = mask_of_ones(n);
     bslz4_options_init(&options);
@@ -371,18 +386,71 @@ static void check_errors(const char* dir, const char* name) {
     free(chunk);
 }
 
+/* from_buffer from pinned memory, and the GPU options (batch, group, host unblocking): the CPU's
+ * lists. */
+static void check_pinned_and_options(const char* dir, const char* name) {
+    reference_case c;
+    size_t chunk_bytes = 0, n, bytes = 0, f;
+    unsigned char *chunk = load_named(dir, name, &c, &chunk_bytes), *mask;
+    bslz4_pinned_memory* pinned = NULL;
+    bslz4_chunk2sparse* cpu = NULL;
+    bslz4_gpu_chunk2sparse* gpu = NULL;
+    bslz4_options options;
+    bslz4_batch want, got;
+    uint64_t offsets[5], lengths[5];
+    void* data = NULL;
+    int is_pinned = 0;
+    if (!chunk) return;
+    n = c.ni * c.nj;
+    mask = mask_of_ones(n);
+    for (f = 0; f < 5; ++f) {
+        offsets[f] = f * (chunk_bytes + 1);
+        lengths[f] = chunk_bytes;
+    }
+    CHECK_OK(bslz4_gpu_pinned_memory_create(5 * (chunk_bytes + 1), 0, &pinned), name);
+    CHECK_OK(bslz4_pinned_memory_data(pinned, &data, &bytes, &is_pinned), name);
+    CHECK(data != NULL && bytes == 5 * (chunk_bytes + 1), "pinned memory of the size asked");
+    printf("pinned memory: %s\n", is_pinned ? "pinned" : "pageable (the driver refused to pin)");
+    for (f = 0; data && f < 5; ++f) memcpy((unsigned char*)data + offsets[f], chunk, chunk_bytes);
+    bslz4_options_init(&options);
+    options.batch = 2;
+    options.group = 3;
+    options.unblock = BSLZ4_UNBLOCK_CPU;
+    CHECK_OK(bslz4_chunk2sparse_create(mask, n, c.ni, c.nj, c.pixel_type, NULL, &cpu), name);
+    CHECK_OK(bslz4_gpu_chunk2sparse_create(mask, n, c.ni, c.nj, c.pixel_type, &options, &gpu), name);
+    if (cpu && gpu && data) {
+        CHECK_OK(bslz4_chunk2sparse_from_buffer(cpu, data, bytes, offsets, lengths, 5, 1.0, &want), name);
+        CHECK_OK(bslz4_gpu_chunk2sparse_from_buffer(gpu, data, bytes, offsets, lengths, 5, 1.0, &got), name);
+        CHECK(same_batch(&want, &got, c.elem_size), "from pinned memory, batch 2, group 3, unblocked on the host");
+    }
+    options.unblock = 7;
+    CHECK_FAILS(bslz4_gpu_chunk2sparse_create(mask, n, c.ni, c.nj, c.pixel_type, &options, &gpu), BSLZ4_E_BAD_ARGUMENT,
+                "bslz4_gpu_chunk2sparse_create", "unblock out of range");
+    CHECK_FAILS(bslz4_pinned_memory_data(NULL, &data, &bytes, NULL), BSLZ4_E_BAD_ARGUMENT, "bslz4_pinned_memory_data",
+                "NULL memory");
+    bslz4_chunk2sparse_destroy(cpu);
+    bslz4_gpu_chunk2sparse_destroy(gpu);
+    bslz4_pinned_memory_destroy(pinned);
+    free(mask);
+    free(chunk);
+}
+
 /* Without a GPU the functions still answer: the status and a message, no crash. */
 static void check_without_gpu(const char* reason) {
     const int expected = strstr(reason, "built without GPU support") ? BSLZ4_E_NO_GPU_SUPPORT : BSLZ4_E_NO_GPU;
     unsigned char mask[4] = {1, 1, 1, 1};
     bslz4_gpu_chunk2sparse* gpu = NULL;
     bslz4_device_array* array = NULL;
+    bslz4_pinned_memory* pinned = NULL;
     CHECK_FAILS(bslz4_gpu_chunk2sparse_create(mask, 4, 2, 2, BSLZ4_U16, NULL, &gpu), expected,
                 "bslz4_gpu_chunk2sparse_create", "a GPU handle without a GPU");
     CHECK(gpu == NULL, "no handle");
     CHECK_FAILS(bslz4_gpu_device_buffer_create(mask, 4, 0, &array), expected, "bslz4_gpu_device_buffer_create",
                 "device memory without a GPU");
     CHECK(array == NULL, "no array");
+    CHECK_FAILS(bslz4_gpu_pinned_memory_create(16, 0, &pinned), expected, "bslz4_gpu_pinned_memory_create",
+                "pinned memory without a GPU");
+    CHECK(pinned == NULL, "no pinned memory");
     CHECK_OK(bslz4_gpu_chunk2sparse_destroy(NULL), "destroying nothing");
 }
 
@@ -420,6 +488,7 @@ int main(void) {
     CHECK(decoded >= 100, "the GPU decoded the reference cases");
     check_powders(dir, "u16_eiger_514x1030");
     check_errors(dir, "u16_eiger_514x1030");
+    check_pinned_and_options(dir, "u16_eiger_514x1030");
     CHECK_OK(bslz4_gpu_release_shared(), "release_shared");
     printf("gpu: %zu cases decoded on the GPU, %d checks, %d failed\n", decoded, c_check_count, c_check_failures);
     return c_check_failures ? 1 : 0;

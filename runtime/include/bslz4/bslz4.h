@@ -363,6 +363,17 @@ BSLZ4_API int bslz4_device_array_copy_to_host(const bslz4_device_array* array, v
  * caller calls its deleter exactly once. */
 BSLZ4_API int bslz4_device_array_to_dlpack(const bslz4_device_array* array, void** managed_tensor_versioned);
 
+/* Page-locked (pinned) host memory: chunks placed here by the caller (a reader's ring buffer)
+ * go to the GPU by DMA from _from_buffer, without the staging copy. Pinned for every device.
+ * Where the driver refuses to pin, it is pageable memory instead (after a one-time warning on
+ * stderr) and *pinned says 0. */
+typedef struct bslz4_pinned_memory bslz4_pinned_memory;
+
+BSLZ4_API int bslz4_gpu_pinned_memory_create(size_t bytes, int device, bslz4_pinned_memory** memory);
+BSLZ4_API int bslz4_pinned_memory_destroy(bslz4_pinned_memory* memory);
+/* Its address and size; *pinned (may be NULL) 1 when the driver pinned it. */
+BSLZ4_API int bslz4_pinned_memory_data(const bslz4_pinned_memory* memory, void** data, size_t* bytes, int* pinned);
+
 /* Sparse lists on the GPU (bslz4::cuda::Chunk2Sparse): the CPU class's results, bit for bit.
  * lz4 or zstd chunks of 8 kB blocks, pixel types u8 u16 u32 i8 i16 i32 f32. Create fails with
  * BSLZ4_E_NO_GPU (the reason in the message) where there is no usable GPU. */
