@@ -8,7 +8,8 @@ else from a PTX entry's ISA version (PTX ISA 7.x came with CUDA 11, 8.x with 12,
 Entry headers (little-endian): u16 kind (1 PTX, 2 SASS), u16, u32 header size, u64 payload
 size, ..., u32 at 24 the PTX ISA version (major << 16 | minor), u32 at 28 the sm.
 
-usage: fatbin_contents.py FATBIN
+usage: fatbin_contents.py FATBIN [TOOLKIT ARCHS]
+With TOOLKIT and ARCHS (what nvcc was asked for), exits 1 unless the fatbin says the same.
 """
 import re
 import struct
@@ -56,6 +57,9 @@ def main():
         archs += " (PTX " + " ".join(str(a) for a in sorted(set(ptx))) + ")"
     print(toolkit)
     print(archs.strip())
+    if len(sys.argv) == 4 and (toolkit, archs.strip()) != (sys.argv[2], sys.argv[3]):
+        sys.exit(f"fatbin_contents.py: {path} reads as CUDA {toolkit}, {archs.strip()}; "
+                 f"nvcc {sys.argv[2]} was asked for {sys.argv[3]}")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,10 @@ else:
         expect(first.startswith("gpu: ok: "), "exit 0 but the first line is " + first)
         expect(any(l.startswith("device ") and "a test frame decodes as on the CPU" in l for l in out.splitlines()),
                "exit 0 but no device line says a test frame decodes")
+        # The kernel module's version, when given, is a version (the open module's line once gave "for").
+        module = re.search(r"driver CUDA \d+\.\d+ \(([^)]*)\)", first)
+        expect(module is None or re.fullmatch(r"\d+\.\d+(\.\d+)*", module.group(1)) is not None,
+               "the driver's version reads " + (module.group(1) if module else ""))
     else:
         expect(code == 1, f"--gpu exits {code}, neither 0 nor 1 (stderr: {err})")
         expect(re.match(r"gpu: none usable: \S", first) is not None, "exit 1 but the first line is " + first)
