@@ -67,6 +67,43 @@ make_interop_venv() {
     done
 }
 
+# The Python package (issue 14): `pip install .` into the interop venv (numpy, h5py,
+# hdf5plugin, pyFAI and the seed package are there already), then its pytest suite
+# (tests/python), and the seed comparisons once more against bslz4-to-sparse 0.0.16. The wheel
+# is built without build isolation into $1/python-build, so a second run only relinks; with the
+# main build's fatbin when it has one (nvcc runs once). Fails when the package does not build
+# or a test fails; 0.0.16 is best effort, as the venv's packages are.
+python_package_tests() {
+    local build rc=0
+    build=$(cd "$1" && pwd)
+    local venv=$build/interop-venv seed16=$build/seed-0.0.16
+    if [ ! -x "$venv/bin/python" ]; then
+        echo "bootstrap: no venv in $venv: the Python package cannot be built or tested" >&2
+        return 1
+    fi
+    local pip=("$venv/bin/pip" install -q --disable-pip-version-check)
+    "${pip[@]}" meson-python meson ninja pybind11 pytest scipy || return 1
+    local args=(-Ccompile-args=-j2 "-Cbuild-dir=$build/python-build")
+    local nvcc
+    if nvcc=$(command -v nvcc) && [ -f "$build/fatbin/bslz4_kernels.fatbin" ]; then
+        args+=("-Csetup-args=-Dprebuilt_fatbin=$build/fatbin/bslz4_kernels.fatbin"
+               "-Csetup-args=-Dgpu_include=$(dirname "$(dirname "$nvcc")")/include")
+    fi
+    echo "bootstrap: pip install . (the Python package) into $venv"
+    PATH="$venv/bin:$PATH" "${pip[@]}" --no-build-isolation "${args[@]}" . || return 1
+    echo "bootstrap: the Python package's tests (tests/python)"
+    (cd tests/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider -rs .) || rc=1
+    if [ -d "$seed16/bslz4_to_sparse" ] ||
+        "${pip[@]}" --no-deps --target "$seed16" bslz4-to-sparse==0.0.16; then
+        echo "bootstrap: the Python package against bslz4-to-sparse 0.0.16"
+        (cd tests/python && PYTHONPATH="$seed16" "$venv/bin/python" -m pytest -q -p no:cacheprovider -rs \
+            test_against_seed.py) || rc=1
+    else
+        echo "bootstrap: could not install bslz4-to-sparse 0.0.16 from PyPI; compared with 0.0.22a2 only"
+    fi
+    return $rc
+}
+
 case "$what" in
 demo)
     build=${BSLZ4_BUILD_DIR:-build}
@@ -81,7 +118,10 @@ test)
     if installed bitshuffle && [ -e /usr/lib/x86_64-linux-gnu/hdf5/serial/plugins/libh5bshuf.so ]; then
         export BSLZ4_EXPECT_FILTER_PLUGIN=1
     fi
-    exec meson test -C "$build" --print-errorlogs
+    rc=0
+    meson test -C "$build" --print-errorlogs || rc=1
+    python_package_tests "$build" || rc=1
+    exit $rc
     ;;
 sanitize)
     # Any report fails its test: UBSan aborts (-fno-sanitize-recover), ASan and TSan halt.

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "bslz4/cpu_count.hpp"
 #include "bslz4/error.hpp"
@@ -25,8 +23,8 @@ T* out_array(const py::tuple& out, std::size_t k, std::size_t bytes, std::size_t
     return static_cast<T*>(a.mutable_data());
 }
 
-// Listed bytes above which the copy is spread over threads (a thread costs tens of µs).
-constexpr std::size_t kParallelCopyBytes = std::size_t(8) << 20;
+// Listed bytes above which the copy is spread over the copy threads (waking them costs tens of µs).
+constexpr std::size_t kParallelCopyBytes = std::size_t(1) << 20;
 
 }  // namespace
 
@@ -46,7 +44,7 @@ BatchOutputs::BatchOutputs(const py::tuple& out, std::size_t nframes, std::size_
     }
 }
 
-void BatchOutputs::write(const SparseBatch& batch, double cut) const {
+void BatchOutputs::write(const SparseBatch& batch, double cut, std::unique_ptr<detail::ThreadPool>& copy_threads) const {
     if (batch.nframes != nframes_)
         throw Error(ErrorCode::bad_argument, "internal: a batch of " + std::to_string(batch.nframes) + " frames for " +
                                                  std::to_string(nframes_) + " result rows");
@@ -67,19 +65,17 @@ void BatchOutputs::write(const SparseBatch& batch, double cut) const {
             std::memcpy(indices_ + f * pixels_, batch.indices + f * batch.row_length, n * 4);
         }
     };
-    const std::size_t bytes = listed * (pixel_bytes_ + 4);
-    const std::size_t threads =
-        std::min<std::size_t>({nframes_, bytes / kParallelCopyBytes + 1, std::max(1u, usable_cpu_count()), 8});
-    if (threads <= 1) {
+    if (listed * (pixel_bytes_ + 4) < kParallelCopyBytes || nframes_ < 2) {
         copy_frames(0, nframes_);
         return;
     }
-    std::vector<std::thread> workers;
-    const std::size_t share = (nframes_ + threads - 1) / threads;
-    for (std::size_t t = 1; t < threads; ++t)
-        workers.emplace_back(copy_frames, std::min(nframes_, t * share), std::min(nframes_, (t + 1) * share));
-    copy_frames(0, std::min(nframes_, share));
-    for (auto& w : workers) w.join();
+    if (!copy_threads) copy_threads = std::make_unique<detail::ThreadPool>(std::min(16u, usable_cpu_count()));
+    // A few tasks a thread, so a frame far denser than the others does not hold up the rest.
+    const std::size_t tasks = std::min<std::size_t>(nframes_, 4 * copy_threads->size());
+    const std::size_t share = (nframes_ + tasks - 1) / tasks;
+    copy_threads->run(tasks, [&](std::size_t t, unsigned) {
+        copy_frames(std::min(nframes_, t * share), std::min(nframes_, (t + 1) * share));
+    });
 }
 
 void BatchOutputs::write(const Powder& powder) const {

@@ -31,6 +31,11 @@ std::vector<ByteView> HeldBuffers::hold_each(py::handle sequence, const char* wh
     if (PyBytes_Check(sequence.ptr()) || PyByteArray_Check(sequence.ptr()) || PyMemoryView_Check(sequence.ptr()))
         throw py::type_error(std::string(what) + ": expected a sequence of chunks (a list), got one buffer");
     std::vector<ByteView> views;
+    if (PyList_Check(sequence.ptr()) || PyTuple_Check(sequence.ptr())) {
+        const auto n = static_cast<std::size_t>(PySequence_Size(sequence.ptr()));
+        views.reserve(n);
+        buffers_.reserve(buffers_.size() + n);
+    }
     std::size_t k = 0;
     for (py::handle item : py::iter(sequence)) {
         views.push_back(hold(item, std::string(what) + "[" + std::to_string(k) + "]"));

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -31,6 +32,7 @@ struct EngineHandle {
     Engine engine;
     std::size_t pixels, pixel_bytes, powder_row_bytes;
     std::mutex busy;
+    std::unique_ptr<detail::ThreadPool> copy_threads;  // see BatchOutputs
 };
 
 class CallGuard {
@@ -45,9 +47,13 @@ private:
     std::unique_lock<std::mutex> lock_;
 };
 
-inline void write_results(const BatchOutputs& out, const SparseBatch& batch, double cut) { out.write(batch, cut); }
-inline void write_results(const BatchOutputs& out, const IntegratedBatch& batch, double cut) {
-    out.write(batch.sparse, cut);
+template <class Handle>
+void write_results(Handle& h, const BatchOutputs& out, const SparseBatch& batch, double cut) {
+    out.write(batch, cut, h.copy_threads);
+}
+template <class Handle>
+void write_results(Handle& h, const BatchOutputs& out, const IntegratedBatch& batch, double cut) {
+    out.write(batch.sparse, cut, h.copy_threads);
     out.write(batch.powder);
 }
 
@@ -73,7 +79,7 @@ void run_multi(Handle& h, const pybind11::handle& chunks, double cut, const pybi
     BatchOutputs outputs(out, views.size(), h.pixels, h.pixel_bytes, h.powder_row_bytes);
     pybind11::gil_scoped_release nogil;
     CallGuard guard(h.busy);
-    write_results(outputs, h.engine.multi(views, cut), cut);
+    write_results(h, outputs, h.engine.multi(views, cut), cut);
 }
 
 template <class Handle>
@@ -87,7 +93,7 @@ void run_from_buffer(Handle& h, const pybind11::handle& base, const pybind11::ha
     BatchOutputs outputs(out, offs.size(), h.pixels, h.pixel_bytes, h.powder_row_bytes);
     pybind11::gil_scoped_release nogil;
     CallGuard guard(h.busy);
-    write_results(outputs, h.engine.from_buffer(bytes, offs, lens, cut), cut);
+    write_results(h, outputs, h.engine.from_buffer(bytes, offs, lens, cut), cut);
 }
 
 template <class Handle>
