@@ -16,8 +16,9 @@
  *   stay valid until the next call on the same handle, or its destroy. bslz4_frame_copy and the
  *   other _copy functions copy a lent view into the caller's buffers.
  * - Values that C++ gives as enums (pixel types, codecs, accumulators...) are passed as int,
- *   with the BSLZ4_... constants below; status values and constants never change meaning
- *   within a major version (BSLZ4_VERSION_MAJOR).
+ *   with the BSLZ4_... constants below. Functions, structs, status values and constants keep
+ *   their signature and meaning within an ABI version (BSLZ4_ABI_VERSION, the N of the shared
+ *   library's soname libbslz4.so.N); later releases may add functions.
  * - The GPU functions (bslz4_gpu_...) exist in every build: a library built without the GPU
  *   runtime returns BSLZ4_E_NO_GPU_SUPPORT from them, and bslz4_gpu_available says why. */
 #ifndef BSLZ4_H
@@ -48,6 +49,9 @@ extern "C" {
 #define BSLZ4_VERSION_PATCH 0
 #define BSLZ4_VERSION_STRING "0.1.0"
 #define BSLZ4_VERSION_NUMBER (BSLZ4_VERSION_MAJOR * 10000 + BSLZ4_VERSION_MINOR * 100 + BSLZ4_VERSION_PATCH)
+/* The C ABI's version: the soname's N (libbslz4.so.N), raised only when a program built against
+ * this header must be rebuilt. */
+#define BSLZ4_ABI_VERSION 1
 
 /* Status values. 1 to 11 are bslz4::ErrorCode's (the C++ library's, same numbers); a batch
  * reports each bad frame with one of them. */
