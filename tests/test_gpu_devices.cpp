@@ -337,53 +337,6 @@ TEST_CASE("bslz4 sparse's job on every GPU writes what one GPU and the CPU write
     CHECK(all_says == one_says);
 }
 
-TEST_CASE("bslz4 sparse on the GPU writes the same file whether the CPU decodes its first batches while the GPU starts or not",
-          "[gpu][sparse]") {
-    const std::size_t ni = 257, nj = 300, frames = 64 * 40 + 9;
-    std::vector<std::vector<std::uint8_t>> chunks;
-    for (std::uint32_t f = 0; f < frames; ++f) chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, PixelType::u16, f % 13), 2));
-    const std::string scan = test::temp_path("cpu_start_scan.h5");
-    tool::write_scan(scan, ni, nj, PixelType::u16, frames, {}, chunks);
-    const std::string matrix = test::temp_path("cpu_start_matrix.h5");
-    tool::write_matrix(matrix, "csr", normalise_matrix(test::random_csr(40, ni * nj, 1.5, 29).input()));
-    for (const std::string& matrix_spec : {std::string(), matrix + ":csr"}) {
-        INFO((matrix_spec.empty() ? "lists" : "lists and i64 powders"));
-        std::vector<SparseFile> written;
-        std::vector<tool::SparseSummary> summaries;
-        std::vector<std::vector<std::int64_t>> powders;
-        for (int mode = 0; mode < 3; ++mode) {  // CPU, GPU with the CPU start, GPU waiting for itself
-            tool::SparseJob job;
-            job.input = scan;
-            job.output = test::temp_path("cpu_start_out.h5");
-            job.cut = 3;
-            job.where = mode == 0 ? tool::SparseJob::Where::cpu : tool::SparseJob::Where::gpu;
-            job.cpu_start = mode != 2;
-            job.quiet = true;
-            job.matrix_spec = matrix_spec;
-            job.acc = Accumulator::i64;
-            const std::atomic<bool> never{false};
-            summaries.push_back(tool::run_sparse_job(job, never));
-            written.push_back(read_sparse(job.output));
-            if (!matrix_spec.empty())
-                powders.push_back(test::H5Reader(job.output).dataset<std::int64_t>("/entry/data/data/powder", H5T_NATIVE_INT64));
-        }
-        for (int mode : {1, 2}) {
-            INFO("mode " << mode);
-            CHECK(summaries[mode].frames == frames);
-            CHECK(written[mode].nnz == written[0].nnz);
-            CHECK(written[mode].row == written[0].row);
-            CHECK(written[mode].col == written[0].col);
-            CHECK(written[mode].intensity == written[0].intensity);
-            if (!matrix_spec.empty()) CHECK(powders[mode] == powders[0]);
-            REQUIRE(summaries[mode].frames_per_gpu.size() == 1);
-            CHECK(summaries[mode].frames_per_gpu[0] + summaries[mode].frames_at_cpu_start == frames);
-        }
-        CHECK(summaries[2].frames_at_cpu_start == 0);
-        CHECK(summaries[1].frames_at_cpu_start % 64 == 0);  // whole batches
-        UNSCOPED_INFO("frames decoded on the CPU while the GPU started: " << summaries[1].frames_at_cpu_start);
-    }
-}
-
 TEST_CASE("bslz4 sparse --howmany on the GPU writes the CPU's top-pixel lists, with and without thresholds",
           "[gpu][sparse][top_pixels]") {
     const std::size_t ni = 257, nj = 300, frames = 150;

@@ -469,29 +469,6 @@ TEST_CASE("batches taken by several decoders at once come back in frame order; a
                           "frame 3: batch four is bad");
         CHECK(sunk == 4);
     }
-    // batches 0 and 1 taken and sunk by the caller first (the CPU while the GPU starts): the
-    // decoders go on from batch 2, in order
-    {
-        tool::BufferRing ring(6, tool::largest_batch_bytes(s.index, 64), tool::ordinary_memory);
-        tool::BatchReader reader(s.index, ring, 64, 2);
-        std::vector<std::uint32_t> seen;
-        for (int n = 0; n < 2; ++n) {
-            tool::ReadBatch b;
-            REQUIRE(reader.take(b));
-            REQUIRE(b.number == static_cast<std::size_t>(n));
-            const OutputRows rows = numbered_rows(b, 0);
-            reader.give_back(b);
-            seen.insert(seen.end(), rows.nnz.begin(), rows.nnz.end());
-        }
-        CHECK(tool::decode_in_order(reader, 2, ring.slots(), numbered_rows,
-                                    [&](OutputRows&& rows) {
-                                        seen.insert(seen.end(), rows.nnz.begin(), rows.nnz.end());
-                                        return true;
-                                    },
-                                    2));
-        REQUIRE(seen.size() == frames);
-        for (std::size_t f = 0; f < frames; ++f) REQUIRE(seen[f] == static_cast<std::uint32_t>(f));
-    }
     // the sink says stop after batch 2: the decoders stop too, and the call says it was stopped
     tool::BufferRing ring(8, tool::largest_batch_bytes(s.index, 64), tool::ordinary_memory);
     tool::BatchReader reader(s.index, ring, 64, 2);

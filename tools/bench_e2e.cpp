@@ -141,10 +141,9 @@ void print_job(const JobRun& r, double read_frames_per_s, const char* note = "")
                 "", steady, s.frames - t.first_frames, t.steady, steady / read_frames_per_s);
     std::printf("  %-44s open %.3f s, chunk index %.3f s, decoder objects %.3f s (%.3f s of it waited for after the "
                 "index), first batch %.3f s (%zu frames; ring slots made meanwhile: %.3f s over %u reader threads), "
-                "last writes and close %.3f s%s\n",
+                "last writes and close %.3f s\n",
                 "    fixed costs:", t.open, t.index, t.decoders, t.decoders_wait, t.first_batch, t.first_frames,
-                t.slot_memory, s.reader_threads, t.finish,
-                s.frames_at_cpu_start ? ("; " + std::to_string(s.frames_at_cpu_start) + " frames on the CPU while the GPU started").c_str() : "");
+                t.slot_memory, s.reader_threads, t.finish);
     if (s.frames_per_gpu.size() > 1) {
         std::printf("  %-44s", "    frames per GPU:");
         for (std::size_t k = 0; k < s.frames_per_gpu.size(); ++k) std::printf(" %zu", s.frames_per_gpu[k]);
@@ -236,9 +235,6 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
         print_job(run_job(scan, dir.path() + "/sparse-gpu-one.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]},
                           [](SparseJob& j) { j.objects_per_gpu = 1; }),
                   fig.read_frames_per_s, ", one object a GPU");
-        print_job(run_job(scan, dir.path() + "/sparse-gpu-wait.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]},
-                          [](SparseJob& j) { j.cpu_start = false; }),
-                  fig.read_frames_per_s, ", no CPU start");
     }
     JobRun all{};
     if (gpu_present && o.devices.size() > 1) {

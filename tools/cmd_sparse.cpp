@@ -64,10 +64,6 @@ constexpr const char* kHelp =
     "                       batches of 64 frames go to whichever GPU is free (two decoders a\n"
     "                       GPU), the output is the same and in frame order. No GPU there is\n"
     "                       an error, not a run on the CPU\n"
-    "  --no-cpu-start       on GPUs, wait for them to start (context, kernels, pinned staging:\n"
-    "                       0.05 to 0.15 s) instead of decoding the first batches on the CPU\n"
-    "                       meanwhile (the default, for lists and --acc i64 powders, where the\n"
-    "                       CPU writes what the GPU would, bit for bit)\n"
     "  --readers N          threads reading chunks from the file at once (at most 16; default 2\n"
     "                       on the CPU, 2 + 2 a GPU on GPUs)\n"
     "  --on-error stop|skip a frame that cannot be decoded: stop (default; the error names the\n"
@@ -95,8 +91,7 @@ constexpr const char* kHelp =
     "                       frames and an interruption are still reported)\n"
     "  --json               the summary as one JSON object on a line of stdout, for scripts:\n"
     "                       kind, input, output, status, frames, pixels, pixels_not_in_spots,\n"
-    "                       bad_frames, decoded_bytes, seconds, frames_per_s, decoder,\n"
-    "                       frames_at_cpu_start, mask,\n"
+    "                       bad_frames, decoded_bytes, seconds, frames_per_s, decoder, mask,\n"
     "                       unmasked (a failed scan: status failed and error); several scans:\n"
     "                       a line each, then kind total with the counts. Also with --quiet\n"
     "Several scans (a campaign) run one by one with the same options:\n"
@@ -160,7 +155,7 @@ int cmd_sparse(const Args& raw) {
     const Arguments args = parse_arguments(
         raw, {"--dataset", "-o", "--cut", "--mask", "--use-mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
               "--readers", "--on-error", "--howmany", "--thresholds", "--pixels-in-spot", "--compression"},
-        {"--no-mask", "--cpu", "--gpu", "--quiet", "--json", "--per-file", "--no-cpu-start"});
+        {"--no-mask", "--cpu", "--gpu", "--quiet", "--json", "--per-file"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
         return 0;
@@ -217,7 +212,6 @@ int cmd_sparse(const Args& raw) {
     job.quiet = args.has("--quiet");
     job.json = args.has("--json");
     job.per_file = args.has("--per-file");
-    job.cpu_start = !args.has("--no-cpu-start");
     if (!parse_list_compression(args.get("--compression", "bitshuffle-lz4"), job.compression))
         throw UsageError("--compression '" + args.get("--compression") + "': bitshuffle-lz4, deflate or none");
     job.pixels_in_spot = static_cast<std::size_t>(args.count("--pixels-in-spot", 0));

@@ -21,8 +21,8 @@ struct Decoded {
 
 class Decoders {
 public:
-    Decoders(BatchReader& reader, std::size_t window, const DecodeBatch& decode, std::size_t first)
-        : reader_(reader), window_(window), decode_(decode), taken_(first), sunk_(first) {}
+    Decoders(BatchReader& reader, std::size_t window, const DecodeBatch& decode)
+        : reader_(reader), window_(window), decode_(decode) {}
     ~Decoders() { stop(); }
 
     void start(std::size_t decoders) {
@@ -95,7 +95,7 @@ private:
     const DecodeBatch& decode_;
     std::mutex m_;
     std::condition_variable cv_;
-    std::size_t taken_, sunk_;
+    std::size_t taken_ = 0, sunk_ = 0;
     bool stopping_ = false;
     std::map<std::size_t, Decoded> done_;
     std::vector<std::thread> threads_;
@@ -104,10 +104,10 @@ private:
 }  // namespace
 
 bool decode_in_order(BatchReader& reader, std::size_t decoders, std::size_t window, const DecodeBatch& decode,
-                     const SinkRows& sink, std::size_t first) {
-    Decoders d(reader, std::max<std::size_t>(window, 1), decode, first);
+                     const SinkRows& sink) {
+    Decoders d(reader, std::max<std::size_t>(window, 1), decode);
     d.start(std::max<std::size_t>(decoders, 1));
-    for (std::size_t n = first; n < reader.batches(); ++n) {
+    for (std::size_t n = 0; n < reader.batches(); ++n) {
         Decoded batch = d.wait_for(n);
         if (batch.error) {
             d.stop();

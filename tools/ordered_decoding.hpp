@@ -16,11 +16,10 @@ using DecodeBatch = std::function<OutputRows(const ReadBatch& batch, std::size_t
 // Runs on the calling thread, batch by batch in frame order; false stops the run there.
 using SinkRows = std::function<bool(OutputRows&& rows)>;
 
-// Every batch of `reader` from batch `first` on (those before it were taken and sunk by the
-// caller), or those up to where `sink` said stop (then returns false). The error of batch n
-// (reading or decoding it) is rethrown after batches first to n - 1 are sunk; the other decoders
-// are stopped and joined before anything is rethrown.
+// Every batch of `reader`, or those up to where `sink` said stop (then returns false). The error
+// of batch n (reading or decoding it) is rethrown after batches 0 to n - 1 are sunk; the other
+// decoders are stopped and joined before anything is rethrown.
 bool decode_in_order(BatchReader& reader, std::size_t decoders, std::size_t window, const DecodeBatch& decode,
-                     const SinkRows& sink, std::size_t first = 0);
+                     const SinkRows& sink);
 
 }  // namespace bslz4::tool

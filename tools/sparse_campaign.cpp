@@ -172,7 +172,6 @@ std::string scan_summary(const SparseSummary& s, const SparseJob& job) {
     std::snprintf(text, sizeof text, "%zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, ", s.frames, s.pixels,
                   s.decoded_bytes / 1e9, s.seconds);
     std::string line = text + per_second(static_cast<double>(s.frames), s.seconds) + " on " + s.decoder;
-    if (s.frames_at_cpu_start) line += " (the first " + std::to_string(s.frames_at_cpu_start) + " on the CPU while it started)";
     if (job.pixels_in_spot > 1)
         line += "; " + std::to_string(s.pixels_not_in_spots) + " pixels not in spots of " + std::to_string(job.pixels_in_spot) +
                 " dropped";
@@ -193,7 +192,7 @@ JsonLine scan_json(const SparseSummary& s, const SparseJob& job) {
     j.add("kind", "scan").add("input", job.input).add("output", job.output).add("status", s.interrupted ? "interrupted" : "done");
     j.add("frames", s.frames).add("pixels", s.pixels).add("pixels_not_in_spots", s.pixels_not_in_spots).add("bad_frames", s.bad_frames);
     j.add("decoded_bytes", s.decoded_bytes).add("seconds", s.seconds).add("frames_per_s", s.seconds > 0 ? s.frames / s.seconds : 0.0);
-    j.add("decoder", s.decoder).add("frames_at_cpu_start", s.frames_at_cpu_start).add("mask", s.mask_source).add("unmasked", s.unmasked);
+    j.add("decoder", s.decoder).add("mask", s.mask_source).add("unmasked", s.unmasked);
     return j;
 }
 

@@ -222,12 +222,6 @@ public:
         answered_ = true;
         batch_bytes_.set_exception(std::move(why));
     }
-    // Whether every decoder is made (or failed making): get() would not wait.
-    bool ready() const {
-        for (const auto& f : made_)
-            if (f.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
-        return true;
-    }
     // Waits for them all; rethrows the first failure.
     std::vector<Decoder> get() {
         std::vector<Decoder> decoders;
@@ -521,15 +515,6 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         for (const Decoder& d : made) batches.push_back(std::make_unique<BatchDecoder>(job, scan, use, matrix_used, d));
     };
 
-    // The CPU decodes while the GPU objects are made, when it writes what they would (see cpu_start).
-    const bool exact_on_cpu = !matrix_used || job.acc == Accumulator::i64;
-    std::unique_ptr<Decoder> starter;
-    std::unique_ptr<BatchDecoder> starter_batches;
-    if (where.gpu && job.cpu_start && exact_on_cpu && !making.ready()) {
-        starter = std::make_unique<Decoder>(make_cpu_decoder(job, scan, use, matrix_used));
-        starter_batches = std::make_unique<BatchDecoder>(job, scan, use, matrix_used, *starter);
-    }
-
     // On the collector's thread, which otherwise waits for the decoders: the filter costs the
     // job nothing while it is faster than they are.
     SpotFilter spots(job.pixels_in_spot, scan.type, scan.nj);
@@ -539,6 +524,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         writer->begin_group(scan.datasets[p.d].path, p.end - p.first);
         const auto part_start = Clock::now();
         BatchReader reader(p.index, ring, kBatchFrames, readers);
+        take_decoders();
         const DecodeBatch decode = [&](const ReadBatch& batch, std::size_t k) {
             OutputRows rows = batches[k]->decode(batch, p.d);
             frames_by[k] += rows.frames();  // only decoder k's thread writes here
@@ -562,30 +548,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
             progress.update(summary.frames);
             return !stop;
         };
-        // Batches on the CPU, in order on this thread, until the GPU objects are ready.
-        std::size_t first_on_gpu = 0;
-        bool going = true;
-        while (starter_batches && batches.empty() && going && first_on_gpu < reader.batches() && !making.ready()) {
-            ReadBatch batch;
-            if (!reader.take(batch)) break;
-            if (batch.error) std::rethrow_exception(batch.error);
-            OutputRows rows;
-            try {
-                rows = starter_batches->decode(batch, p.d);
-            } catch (...) {
-                reader.give_back(batch);
-                throw;
-            }
-            reader.give_back(batch);
-            ++first_on_gpu;
-            summary.frames_at_cpu_start += rows.frames();
-            going = sink(std::move(rows));
-        }
-        if (going) {
-            take_decoders();
-            going = decode_in_order(reader, decoders, ring.slots(), decode, sink, first_on_gpu);
-        }
-        summary.interrupted = !going;
+        summary.interrupted = !decode_in_order(reader, decoders, ring.slots(), decode, sink);
         times.loop += seconds_since(part_start);
         writer->close_group(!summary.interrupted);
         if (summary.interrupted) break;

@@ -61,12 +61,6 @@ struct SparseJob {
     // Decoder objects on each GPU, a thread each: while one copies its batch into staging and
     // lists on the host, another's kernels run.
     unsigned objects_per_gpu = 2;
-    // On GPUs, the first batches are decoded on the CPU while the GPU objects are still being made
-    // (context, kernels, pinned staging: 0.05 to 0.15 s on the H200 host, longer than reading a
-    // few hundred frames), one batch after another until they are ready; --no-cpu-start: wait
-    // for them. Lists only, or powders with exact (i64) sums: there the CPU writes what the GPU
-    // would, bit for bit; f64 powders sum in another order on the GPU, so they wait.
-    bool cpu_start = true;
     // Datasets longer than this are read through HDF5 where it cannot list chunks in one pass
     // (see hdf5/chunk_index.hpp): indexing them chunk by chunk would cost n^2 / 2 steps.
     std::size_t per_chunk_index_limit = 8192;
@@ -96,7 +90,6 @@ struct SparseSummary {
     bool interrupted = false;
     std::string decoder;  // "GPU 0 (NVIDIA H200)", "2 GPUs (0, 1: NVIDIA H200)" or "CPU (16 threads)"
     std::vector<std::size_t> frames_per_gpu;  // in the order of job.devices (empty on the CPU)
-    std::size_t frames_at_cpu_start = 0;      // on GPUs: frames the CPU decoded while they started (job.cpu_start)
     // The mask used, as the output's attribute names it; unmasked: every pixel was used, because
     // the file has no pixel_mask (a LImA file, say) or --no-mask said so.
     std::string mask_source;
