@@ -14,6 +14,7 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  info CHUNK         header, block size and every block's compressed size\n"
+    "  info --gpu         can this host run the GPU decoder: driver, kernels, each device\n"
     "  decode ...         a chunk to raw little-endian pixels\n"
     "  encode ...         raw pixels to a bitshuffle chunk (lz4 or zstd)\n"
     "  sparse IN.h5 ...   an HDF5 scan -> sparse pixels (+ powder) in an ImageD11 sparse file\n"

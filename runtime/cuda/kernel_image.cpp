@@ -16,11 +16,11 @@ Module load_kernels(int sm, const std::string& device_name) {
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_SOURCE)
         throw CudaError(r, call + ": " + result_name(r) + ": the GPU " + device_name + " is sm_" + std::to_string(sm) +
                                "; the kernels were built for " + BSLZ4_CUDA_ARCHS +
-                               " (rebuild with -Dcuda_archs including " + std::to_string(sm) + ")");
+                               " (rebuild with -Dgpu_archs including " + std::to_string(sm) + ")");
     if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
-        throw CudaError(r, call + ": " + result_name(r) + ": the driver (CUDA " + std::to_string(driver().driver_version) +
-                               ") cannot JIT the kernels' PTX (built with CUDA " + std::to_string(CUDA_VERSION) +
-                               "); update the NVIDIA driver");
+        throw CudaError(r, call + ": " + result_name(r) + ": the driver (CUDA " + std::to_string(driver().driver_version / 1000) +
+                               "." + std::to_string(driver().driver_version % 1000 / 10) +
+                               ") cannot JIT the kernels' PTX (built with CUDA " BSLZ4_CUDA_TOOLKIT "); update the NVIDIA driver");
     check(r, call);
     return Module();
 }
