@@ -55,3 +55,15 @@ int bslz4_chunk2sparse_set_top_pixels(bslz4_chunk2sparse* handle, size_t howmany
                                       size_t nthresholds) {
     return set_top_pixels_call("bslz4_chunk2sparse_set_top_pixels", handle, howmany, thresholds, nthresholds);
 }
+
+int bslz4_chunk2sparse_info(const bslz4_chunk2sparse* handle, size_t* ni, size_t* nj, int* pixel_type,
+                            unsigned* threads) {
+    return guarded("bslz4_chunk2sparse_info", [&] {
+        require(handle, "handle");
+        if (ni) *ni = handle->engine.ni();
+        if (nj) *nj = handle->engine.nj();
+        if (pixel_type) *pixel_type = pixel_type_to_c(handle->engine.pixel_type());
+        if (threads) *threads = handle->engine.threads();
+        return BSLZ4_OK;
+    });
+}

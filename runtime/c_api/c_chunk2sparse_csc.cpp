@@ -59,3 +59,12 @@ int bslz4_chunk2sparse_csc_set_top_pixels(bslz4_chunk2sparse_csc* handle, size_t
                                           size_t nthresholds) {
     return set_top_pixels_call("bslz4_chunk2sparse_csc_set_top_pixels", handle, howmany, thresholds, nthresholds);
 }
+
+int bslz4_chunk2sparse_csc_info(const bslz4_chunk2sparse_csc* handle, size_t* bins, int* acc) {
+    return guarded("bslz4_chunk2sparse_csc_info", [&] {
+        require(handle, "handle");
+        if (bins) *bins = handle->engine.bins();
+        if (acc) *acc = accumulator_to_c(handle->engine.acc());
+        return BSLZ4_OK;
+    });
+}

@@ -189,3 +189,21 @@ int bslz4_pinned_memory_destroy(bslz4_pinned_memory*) {
 int bslz4_pinned_memory_data(const bslz4_pinned_memory*, void**, size_t*, int*) {
     return no_gpu_support("bslz4_pinned_memory_data");
 }
+
+int bslz4_gpu_chunk2sparse_info(const bslz4_gpu_chunk2sparse*, unsigned*, unsigned*, int*) {
+    return no_gpu_support("bslz4_gpu_chunk2sparse_info");
+}
+
+int bslz4_gpu_chunk2sparse_time_on_device(bslz4_gpu_chunk2sparse*, const void* const*, const size_t*, size_t, double,
+                                          unsigned, double*) {
+    return no_gpu_support("bslz4_gpu_chunk2sparse_time_on_device");
+}
+
+int bslz4_gpu_chunk2sparse_csc_info(const bslz4_gpu_chunk2sparse_csc*, unsigned*, unsigned*, size_t*, int*) {
+    return no_gpu_support("bslz4_gpu_chunk2sparse_csc_info");
+}
+
+int bslz4_gpu_chunk2sparse_csc_time_on_device(bslz4_gpu_chunk2sparse_csc*, const void* const*, const size_t*, size_t,
+                                              double, unsigned, double*) {
+    return no_gpu_support("bslz4_gpu_chunk2sparse_csc_time_on_device");
+}

@@ -94,3 +94,24 @@ int bslz4_gpu_chunk2sparse_last_host(const bslz4_gpu_chunk2sparse* handle, size_
 int bslz4_gpu_chunk2sparse_cap(const bslz4_gpu_chunk2sparse* handle, size_t* pixels) {
     return handle_query("bslz4_gpu_chunk2sparse_cap", handle, pixels, [](const cuda::Chunk2Sparse& e) { return e.cap(); });
 }
+
+int bslz4_gpu_chunk2sparse_info(const bslz4_gpu_chunk2sparse* handle, unsigned* batch, unsigned* group, int* device) {
+    return guarded("bslz4_gpu_chunk2sparse_info", [&] {
+        require(handle, "handle");
+        if (batch) *batch = handle->engine.batch();
+        if (group) *group = handle->engine.group();
+        if (device) *device = handle->engine.device();
+        return BSLZ4_OK;
+    });
+}
+
+int bslz4_gpu_chunk2sparse_time_on_device(bslz4_gpu_chunk2sparse* handle, const void* const* chunks,
+                                          const size_t* chunk_bytes, size_t nchunks, double cut, unsigned repeats,
+                                          double* seconds) {
+    return guarded("bslz4_gpu_chunk2sparse_time_on_device", [&] {
+        require(handle, "handle");
+        require(seconds, "seconds");
+        *seconds = handle->engine.time_on_device(views_of(chunks, chunk_bytes, nchunks, "chunks"), cut, repeats);
+        return BSLZ4_OK;
+    });
+}

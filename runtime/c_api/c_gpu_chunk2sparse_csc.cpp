@@ -117,3 +117,26 @@ int bslz4_gpu_chunk2sparse_csc_last_host(const bslz4_gpu_chunk2sparse_csc* handl
 int bslz4_gpu_chunk2sparse_csc_cap(const bslz4_gpu_chunk2sparse_csc* handle, size_t* pixels) {
     return handle_query("bslz4_gpu_chunk2sparse_csc_cap", handle, pixels, [](const GpuCSC& e) { return e.cap(); });
 }
+
+int bslz4_gpu_chunk2sparse_csc_info(const bslz4_gpu_chunk2sparse_csc* handle, unsigned* batch, unsigned* group,
+                                    size_t* bins, int* acc) {
+    return guarded("bslz4_gpu_chunk2sparse_csc_info", [&] {
+        require(handle, "handle");
+        if (batch) *batch = handle->engine.batch();
+        if (group) *group = handle->engine.group();
+        if (bins) *bins = handle->engine.bins();
+        if (acc) *acc = accumulator_to_c(handle->engine.acc());
+        return BSLZ4_OK;
+    });
+}
+
+int bslz4_gpu_chunk2sparse_csc_time_on_device(bslz4_gpu_chunk2sparse_csc* handle, const void* const* chunks,
+                                              const size_t* chunk_bytes, size_t nchunks, double cut, unsigned repeats,
+                                              double* seconds) {
+    return guarded("bslz4_gpu_chunk2sparse_csc_time_on_device", [&] {
+        require(handle, "handle");
+        require(seconds, "seconds");
+        *seconds = handle->engine.time_on_device(views_of(chunks, chunk_bytes, nchunks, "chunks"), cut, repeats);
+        return BSLZ4_OK;
+    });
+}

@@ -273,6 +273,12 @@ static void check_powders(const loaded* l) {
                                                NULL, &csc),
                  "a CSC handle");
         if (!csc) continue;
+        {
+            size_t info_bins = 0;
+            int info_acc = -1;
+            CHECK_OK(bslz4_chunk2sparse_csc_info(csc, &info_bins, &info_acc), "csc info");
+            CHECK(info_bins == ni && info_acc == acc, "the handle's bins and accumulator");
+        }
         CHECK_OK(bslz4_chunk2sparse_csc_call(csc, l->chunk, l->chunk_bytes, 1.0, &frame, &powder), "csc call");
         ok = powder.nframes == 1 && powder.bins == ni && powder.acc == acc;
         for (b = 0; ok && b < ni; ++b) {
@@ -371,8 +377,14 @@ static void check_top_pixels(const loaded* l) {
     uint32_t* indices;
     const double unsorted[2] = {10, 5};
     size_t howmany;
+    size_t ni = 0, nj = 0;
+    int pixel_type = -1;
+    unsigned threads = 0;
     CHECK_OK(bslz4_chunk2sparse_create(mask, n, l->c.ni, l->c.nj, l->c.pixel_type, NULL, &sparse), "a handle");
     if (!sparse) return;
+    CHECK_OK(bslz4_chunk2sparse_info(sparse, &ni, &nj, &pixel_type, &threads), "info");
+    CHECK(ni == l->c.ni && nj == l->c.nj && pixel_type == l->c.pixel_type && threads >= 1, "the handle's shape, type, threads");
+    CHECK_OK(bslz4_chunk2sparse_info(sparse, NULL, NULL, NULL, NULL), "info with no outputs wanted");
     CHECK_OK(bslz4_chunk2sparse_call(sparse, l->chunk, l->chunk_bytes, 0.0, &all), "every pixel above 0");
     indices = (uint32_t*)malloc(all.npixels * sizeof *indices + 1);
     memcpy(indices, all.indices, all.npixels * sizeof *indices);

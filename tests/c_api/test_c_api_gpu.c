@@ -288,6 +288,15 @@ static void check_powders(const char* dir, const char* name) {
         CHECK_OK(bslz4_gpu_chunk2sparse_csc_reserve(gpu, 4, chunk_bytes), name);
         CHECK_OK(bslz4_gpu_chunk2sparse_csc_last_host(gpu, &last_host), name);
         CHECK_OK(bslz4_gpu_chunk2sparse_csc_cap(gpu, &cap), name);
+        {
+            size_t info_bins = 0;
+            int info_acc = -1;
+            double seconds = 0;
+            CHECK_OK(bslz4_gpu_chunk2sparse_csc_info(gpu, NULL, NULL, &info_bins, &info_acc), name);
+            CHECK(info_bins == bins && info_acc == acc, "the GPU handle's bins and accumulator");
+            CHECK_OK(bslz4_gpu_chunk2sparse_csc_time_on_device(gpu, chunks, lengths2, 2, 1.0, 2, &seconds), name);
+            CHECK(seconds > 0, "kernel time with powders");
+        }
         CHECK(cap == n * c.elem_size / (4 + c.elem_size), "cap = frame bytes / (4 + bytes per pixel)");
         free(host);
         free(cpu_powder);
@@ -399,8 +408,14 @@ static void check_pinned_and_options(const char* dir, const char* name) {
     bslz4_batch want, got;
     uint64_t offsets[5], lengths[5];
     void* data = NULL;
-    int is_pinned = 0;
+    int is_pinned = 0, device = -1;
+    unsigned batch = 0, group = 0;
+    double seconds = 0;
+    const unsigned char* chunks2[2];
+    size_t lengths2[2];
     if (!chunk) return;
+    chunks2[0] = chunks2[1] = chunk;
+    lengths2[0] = lengths2[1] = chunk_bytes;
     n = c.ni * c.nj;
     mask = mask_of_ones(n);
     for (f = 0; f < 5; ++f) {
@@ -422,6 +437,11 @@ static void check_pinned_and_options(const char* dir, const char* name) {
         CHECK_OK(bslz4_chunk2sparse_from_buffer(cpu, data, bytes, offsets, lengths, 5, 1.0, &want), name);
         CHECK_OK(bslz4_gpu_chunk2sparse_from_buffer(gpu, data, bytes, offsets, lengths, 5, 1.0, &got), name);
         CHECK(same_batch(&want, &got, c.elem_size), "from pinned memory, batch 2, group 3, unblocked on the host");
+        CHECK_OK(bslz4_gpu_chunk2sparse_info(gpu, &batch, &group, &device), name);
+        CHECK(batch == 2 && group == 3 && device == 0, "the handle's batch, group and device");
+        CHECK_OK(bslz4_gpu_chunk2sparse_time_on_device(gpu, (const void* const*)chunks2, lengths2, 2, 1.0, 3, &seconds),
+                 name);
+        CHECK(seconds > 0, "kernel time");
     }
     options.unblock = 7;
     CHECK_FAILS(bslz4_gpu_chunk2sparse_create(mask, n, c.ni, c.nj, c.pixel_type, &options, &gpu), BSLZ4_E_BAD_ARGUMENT,

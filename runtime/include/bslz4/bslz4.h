@@ -305,6 +305,10 @@ BSLZ4_API int bslz4_chunk2sparse_from_frames(bslz4_chunk2sparse* handle, const v
 /* Top pixels from the next call on (howmany / nthresholds: see BSLZ4_EVERY_PIXEL above). */
 BSLZ4_API int bslz4_chunk2sparse_set_top_pixels(bslz4_chunk2sparse* handle, size_t howmany, const double* thresholds,
                                                 size_t nthresholds);
+/* What the handle was made with (each output may be NULL): frame shape, pixel type, and the
+ * threads multi and from_buffer use. */
+BSLZ4_API int bslz4_chunk2sparse_info(const bslz4_chunk2sparse* handle, size_t* ni, size_t* nj, int* pixel_type,
+                                      unsigned* threads);
 
 /* ---- Sparse lists and powders on the CPU (bslz4::Chunk2SparseCSC) ----------------------- */
 
@@ -331,6 +335,8 @@ BSLZ4_API int bslz4_chunk2sparse_csc_from_frames(bslz4_chunk2sparse_csc* handle,
                                                  bslz4_batch* batch, bslz4_powder* powder);
 BSLZ4_API int bslz4_chunk2sparse_csc_set_top_pixels(bslz4_chunk2sparse_csc* handle, size_t howmany,
                                                     const double* thresholds, size_t nthresholds);
+/* The powders' bins and accumulator (each output may be NULL). */
+BSLZ4_API int bslz4_chunk2sparse_csc_info(const bslz4_chunk2sparse_csc* handle, size_t* bins, int* acc);
 
 /* ---- The GPU (bslz4::cuda) -------------------------------------------------------------- */
 
@@ -416,6 +422,14 @@ BSLZ4_API int bslz4_gpu_chunk2sparse_reserve(bslz4_gpu_chunk2sparse* handle, siz
 BSLZ4_API int bslz4_gpu_chunk2sparse_last_host(const bslz4_gpu_chunk2sparse* handle, size_t* frames);
 /* Most pixels a frame's list may hold on the device. */
 BSLZ4_API int bslz4_gpu_chunk2sparse_cap(const bslz4_gpu_chunk2sparse* handle, size_t* pixels);
+/* The batch and group sizes chosen and the device (each output may be NULL). */
+BSLZ4_API int bslz4_gpu_chunk2sparse_info(const bslz4_gpu_chunk2sparse* handle, unsigned* batch, unsigned* group,
+                                          int* device);
+/* Kernel-only throughput, for benchmarks: the chunks uploaded once, decoded `repeats` times
+ * with no host transfer; *seconds is the GPU's time (device events). */
+BSLZ4_API int bslz4_gpu_chunk2sparse_time_on_device(bslz4_gpu_chunk2sparse* handle, const void* const* chunks,
+                                                    const size_t* chunk_bytes, size_t nchunks, double cut,
+                                                    unsigned repeats, double* seconds);
 
 /* Lists and powders on the GPU (bslz4::cuda::Chunk2SparseCSC). */
 typedef struct bslz4_gpu_chunk2sparse_csc bslz4_gpu_chunk2sparse_csc;
@@ -460,6 +474,12 @@ BSLZ4_API int bslz4_gpu_chunk2sparse_csc_reserve(bslz4_gpu_chunk2sparse_csc* han
                                                  size_t chunk_bytes);
 BSLZ4_API int bslz4_gpu_chunk2sparse_csc_last_host(const bslz4_gpu_chunk2sparse_csc* handle, size_t* frames);
 BSLZ4_API int bslz4_gpu_chunk2sparse_csc_cap(const bslz4_gpu_chunk2sparse_csc* handle, size_t* pixels);
+BSLZ4_API int bslz4_gpu_chunk2sparse_csc_info(const bslz4_gpu_chunk2sparse_csc* handle, unsigned* batch,
+                                              unsigned* group, size_t* bins, int* acc);
+BSLZ4_API int bslz4_gpu_chunk2sparse_csc_time_on_device(bslz4_gpu_chunk2sparse_csc* handle,
+                                                        const void* const* chunks, const size_t* chunk_bytes,
+                                                        size_t nchunks, double cut, unsigned repeats,
+                                                        double* seconds);
 
 #ifdef __cplusplus
 }
