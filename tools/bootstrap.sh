@@ -83,7 +83,10 @@ python_package_tests() {
     fi
     local pip=("$venv/bin/pip" install -q --disable-pip-version-check)
     "${pip[@]}" meson-python meson ninja pybind11 pytest scipy || return 1
-    local args=(-Ccompile-args=-j2 "-Cbuild-dir=$build/python-build")
+    # Only the extension's target (and what it needs): the library and the command are the main build's.
+    local target
+    target=python/_bslz4$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+    local args=(-Ccompile-args=-j2 "-Ccompile-args=$target" "-Cbuild-dir=$build/python-build")
     local nvcc
     if nvcc=$(command -v nvcc) && [ -f "$build/fatbin/bslz4_kernels.fatbin" ]; then
         args+=("-Csetup-args=-Dprebuilt_fatbin=$build/fatbin/bslz4_kernels.fatbin"
