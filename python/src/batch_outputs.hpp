@@ -2,8 +2,8 @@
 // seed's are), written in place from a batch's lists and powders. The C++ classes' views are
 // overwritten by their next call and may move when a call needs more room, so Python never
 // points into them: each frame's listed pixels are copied out (a few per cent of a frame's
-// bytes), on the decoder object's own copy threads for a batch of more than a megabyte (one
-// thread copies 3 to 6 GB/s: for 1,024 dense Eiger frames, 47 MB, that was 8 % of a GPU call).
+// bytes), on the decoder object's own copy threads for a batch of more than a megabyte (threads
+// started for each call, or one thread, cost 8 to 9 % of a 1,024-frame GPU multi on the H200).
 #pragma once
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
