@@ -100,6 +100,15 @@ def test_cupy_takes_decompress_without_a_copy_and_from_device_reads_cupy_chunks(
     np.testing.assert_array_equal(n_d, n_c)
     for f in range(5):
         np.testing.assert_array_equal(i_d[f, : n_d[f]], i_c[f, : n_c[f]])
+    class DLPackOnly:  # as JAX's arrays offer it: no __cuda_array_interface__
+        def __dlpack__(self, **kwargs):
+            return on_gpu.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return on_gpu.__dlpack_device__()
+
+    n_p, (v_p, i_p) = g.from_device(DLPackOnly(), offsets, lengths, 10)
+    np.testing.assert_array_equal(n_p, n_c)
     again = g.decompress_from_device(on_gpu, offsets, lengths)
     np.testing.assert_array_equal(cupy.asnumpy(cupy.from_dlpack(again)), np.stack(frames))
     with pytest.raises(ValueError):
