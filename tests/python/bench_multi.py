@@ -54,12 +54,11 @@ def main():
             nframes = 64 * max(1, _bslz4.usable_cpu_count() // 16)
             where = "cpu (%d threads)" % _bslz4.usable_cpu_count()
         else:
-            import bslz4.cuda
+            from bslz4 import cuda
 
-            decoder = bslz4.cuda.chunk2sparse(mask, a.type)
+            decoder = cuda.chunk2sparse(mask, a.type)
             nframes = 4 * decoder.group  # as bench (c): several groups a call
-            where = "gpu %s (batch %d, group %d)" % (bslz4.cuda.device_name(decoder.device), decoder.batch,
-                                                    decoder.group)
+            where = "gpu %s (batch %d, group %d)" % (cuda.device_name(decoder.device), decoder.batch, decoder.group)
         views = [chunks[f % len(chunks)] for f in range(nframes)]
         rate, pixels = measure(decoder, views, a.cut, a.seconds)
         print("python multi, %s, %s %s, calls of %d frames: %9.0f frames/s  (%.0f pixels/frame)"
