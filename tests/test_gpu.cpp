@@ -43,6 +43,23 @@ const PixelType kGpuTypes[] = {PixelType::u8, PixelType::u16, PixelType::u32, Pi
 
 }  // namespace
 
+TEST_CASE("the driver's entry points are the same through cuGetProcAddress (CUDA 11.3 drivers) as through its _v2 (12.0 on)",
+          "[gpu][driver]") {
+    using cuda::detail::ProcLookup;
+    const cuda::detail::DriverApi newest = cuda::detail::load_driver(ProcLookup::newest);
+    const cuda::detail::DriverApi v1 = cuda::detail::load_driver(ProcLookup::v1);
+    CHECK(v1.driver_version == newest.driver_version);
+    CHECK(v1.driver_version == cuda::detail::driver().driver_version);
+#define X(name)                                       \
+    {                                                 \
+        INFO(#name);                                  \
+        CHECK(v1.name != nullptr);                    \
+        CHECK(reinterpret_cast<void*>(v1.name) == reinterpret_cast<void*>(newest.name)); \
+    }
+#include "driver_symbols.inc"
+#undef X
+}
+
 TEST_CASE("GPU equals CPU on every reference case the GPU decodes", "[gpu]") {
     std::vector<std::string> dirs = {test::env_or("BSLZ4_LOCAL_TESTDATA", "tests/data")};
     const std::string shared = tool::default_testdata_dir();

@@ -22,6 +22,14 @@ struct DriverApi {
 // libcuda.so.1, a symbol missing, cuInit failing, a driver older than the kernels need).
 const DriverApi& driver();
 
+// How the entry points are looked up: cuGetProcAddress_v2 (drivers for CUDA 12.0 and newer), else
+// cuGetProcAddress (CUDA 11.3 to 11.8 drivers, which can run kernels an 11.x nvcc built).
+// driver() takes the first the driver has.
+enum class ProcLookup { newest, v1 };
+// A driver API resolved afresh with `how` (driver() keeps its own): for the tests, which check
+// that both lookups give the same entry points.
+DriverApi load_driver(ProcLookup how);
+
 // "" when driver() works, else its message. Never throws.
 std::string driver_unavailable_reason();
 
