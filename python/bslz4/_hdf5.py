@@ -27,6 +27,10 @@ def bslz4_to_sparse(ds, num, cut, mask=None, pixelbuffer=None, workspace=None, c
     out_values, out_indices = pixelbuffer
     if out_values.size < ni * nj or out_indices.size < ni * nj:
         raise ValueError("pixelbuffer arrays must hold %d entries" % (ni * nj))
+    # Written through a flat view: a non-contiguous array would give a copy, left unseen.
+    for name, a in (("values", out_values), ("indices", out_indices)):
+        if not (isinstance(a, np.ndarray) and a.flags.c_contiguous and a.flags.writeable):
+            raise ValueError("pixelbuffer %s: a writable C-contiguous numpy array is needed" % name)
     out_values.reshape(-1)[:npixels] = values[:npixels]
     out_indices.reshape(-1)[:npixels] = indices[:npixels]
     return npixels, (out_values, out_indices)

@@ -112,6 +112,10 @@ def test_bslz4_to_sparse_reads_a_frame_of_an_h5py_dataset(tmp_path):
         np.testing.assert_array_equal(buf[1][:npx], want_i)
         npx3, _ = bslz4.bslz4_to_sparse(ds, 0, 3)
         assert npx3 == int((frames[0] > 3).sum())
+        # a strided pixelbuffer would be written through a copy and come back unwritten: refused
+        strided = (np.empty(2000, np.uint32)[::2], np.empty(1000, np.uint32))
+        with pytest.raises(ValueError, match="C-contiguous"):
+            bslz4.bslz4_to_sparse(ds, 2, 3, mask.ravel(), pixelbuffer=strided)
 
 
 def test_objects_in_threads_decode_at_once_with_the_gil_released(tmp_path):

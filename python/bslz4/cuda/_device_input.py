@@ -9,15 +9,35 @@ _KDL_CUDA = 2
 _libcuda = None
 
 
-def _synchronize(stream):
+_CU_STREAM_LEGACY = 1
+
+
+def _synchronize(stream, device=None):
     """Waits for the stream the producer's array is being written on (CUDA array interface v3:
-    an integer stream handle; None, or absent, means nothing to wait for)."""
+    an integer stream handle; None, or absent, means nothing to wait for). The legacy default
+    stream (1) is the current context's: where this thread has none, the device's primary context
+    (the one CuPy, PyTorch and we use) is made current for the wait."""
     global _libcuda
     if stream is None or stream == 0:
         return
     if _libcuda is None:
         _libcuda = ctypes.CDLL("libcuda.so.1")
-    rc = _libcuda.cuStreamSynchronize(ctypes.c_void_p(int(stream)))
+    pushed = None
+    if int(stream) == _CU_STREAM_LEGACY and device is not None:
+        current = ctypes.c_void_p()
+        if _libcuda.cuCtxGetCurrent(ctypes.byref(current)) == 0 and not current.value:
+            ctx = ctypes.c_void_p()
+            if _libcuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), ctypes.c_int(int(device))) == 0:
+                if _libcuda.cuCtxPushCurrent_v2(ctx) == 0:
+                    pushed = ctx
+                else:
+                    _libcuda.cuDevicePrimaryCtxRelease_v2(ctypes.c_int(int(device)))
+    try:
+        rc = _libcuda.cuStreamSynchronize(ctypes.c_void_p(int(stream)))
+    finally:
+        if pushed is not None:
+            _libcuda.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p()))
+            _libcuda.cuDevicePrimaryCtxRelease_v2(ctypes.c_int(int(device)))
     if rc != 0:
         raise RuntimeError("cuStreamSynchronize on the chunks' stream failed (CUresult %d)" % rc)
 
@@ -40,15 +60,20 @@ class DeviceChunks:
                     if n != 1 and s != expect:
                         raise ValueError("device chunks must be one C-contiguous array")
                     expect *= n
-            _synchronize(cai.get("stream"))
+            _synchronize(cai.get("stream"), getattr(getattr(buf, "device", None), "id", None))
             self.pointer = int(cai["data"][0])
             return
         if hasattr(buf, "__dlpack__"):
-            device_type, _ = buf.__dlpack_device__()
+            device_type, device_id = buf.__dlpack_device__()
             if int(device_type) != _KDL_CUDA:
                 raise ValueError("device chunks must be in CUDA device memory (DLPack device type %d)" % device_type)
-            # Taken and never consumed: the capsule owns the memory while we hold it.
+            # Taken and never consumed: the capsule owns the memory while we hold it. Asked with
+            # no stream, the producer orders its writes before the legacy default stream, which
+            # our streams (non-blocking) do not wait for: wait for it here (JAX: for the array).
             self.keep = (buf, buf.__dlpack__())
+            if hasattr(buf, "block_until_ready"):
+                buf.block_until_ready()
+            _synchronize(_CU_STREAM_LEGACY, device_id)
             self.pointer = int(_ext.dlpack_capsule_pointer(self.keep[1])[0])
             return
         raise TypeError("device chunks: expected an integer device pointer or an array with "
