@@ -89,6 +89,22 @@ std::optional<std::vector<double>> thresholds_from(const double* thresholds, std
     return std::vector<double>(thresholds, thresholds + nthresholds);
 }
 
+std::size_t size_product(std::size_t a, std::size_t b, const char* what) {
+    std::size_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+        throw Error(ErrorCode::bad_argument, std::string(what) + ": " + std::to_string(a) + " x " + std::to_string(b) +
+                                                 " does not fit in a size_t");
+    return r;
+}
+
+std::size_t size_sum(std::size_t a, std::size_t b, const char* what) {
+    std::size_t r = 0;
+    if (__builtin_add_overflow(a, b, &r))
+        throw Error(ErrorCode::bad_argument, std::string(what) + ": " + std::to_string(a) + " + " + std::to_string(b) +
+                                                 " does not fit in a size_t");
+    return r;
+}
+
 }  // namespace bslz4::c_api
 
 size_t bslz4_pixel_size(int pixel_type) {

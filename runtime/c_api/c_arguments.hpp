@@ -33,4 +33,9 @@ std::vector<std::uint64_t> values_of(const std::uint64_t* values, std::size_t n,
 std::optional<std::size_t> howmany_from(std::size_t howmany);
 std::optional<std::vector<double>> thresholds_from(const double* thresholds, std::size_t nthresholds);
 
+// a * b and a + b of sizes the caller's structs or arguments give; a bad_argument Error naming
+// `what` where they do not fit in a size_t (a size that wrapped would pass every room check).
+std::size_t size_product(std::size_t a, std::size_t b, const char* what);
+std::size_t size_sum(std::size_t a, std::size_t b, const char* what);
+
 }  // namespace bslz4::c_api

@@ -59,7 +59,7 @@ int bslz4_chunk2sparse_set_top_pixels(bslz4_chunk2sparse* handle, size_t howmany
 int bslz4_chunk2sparse_info(const bslz4_chunk2sparse* handle, size_t* ni, size_t* nj, int* pixel_type,
                             unsigned* threads) {
     return guarded("bslz4_chunk2sparse_info", [&] {
-        require(handle, "handle");
+        const InCall in_call(handle);
         if (ni) *ni = handle->engine.ni();
         if (nj) *nj = handle->engine.nj();
         if (pixel_type) *pixel_type = pixel_type_to_c(handle->engine.pixel_type());

@@ -62,7 +62,7 @@ int bslz4_chunk2sparse_csc_set_top_pixels(bslz4_chunk2sparse_csc* handle, size_t
 
 int bslz4_chunk2sparse_csc_info(const bslz4_chunk2sparse_csc* handle, size_t* bins, int* acc) {
     return guarded("bslz4_chunk2sparse_csc_info", [&] {
-        require(handle, "handle");
+        const InCall in_call(handle);
         if (bins) *bins = handle->engine.bins();
         if (acc) *acc = accumulator_to_c(handle->engine.acc());
         return BSLZ4_OK;

@@ -5,6 +5,7 @@
 
 #include "bslz4/bslz4.h"
 #include "bslz4/cuda/device_array.hpp"
+#include "c_in_call.hpp"
 #include "c_status.hpp"
 
 struct bslz4_device_array {
@@ -16,7 +17,7 @@ namespace bslz4::c_api {
 template <class H, class Run>
 int device_array_call(const char* function, H* h, bslz4_device_array** result, Run&& run) {
     return guarded(function, [&] {
-        require(h, "handle");
+        const InCall in_call(h);
         require(result, "result");
         *result = nullptr;
         *result = new bslz4_device_array{run(h->engine)};
@@ -28,7 +29,7 @@ int device_array_call(const char* function, H* h, bslz4_device_array** result, R
 template <class H, class Read>
 int handle_query(const char* function, const H* h, std::size_t* value, Read&& read) {
     return guarded(function, [&] {
-        require(h, "handle");
+        const InCall in_call(h);
         require(value, "result");
         *value = read(h->engine);
         return BSLZ4_OK;

@@ -30,9 +30,11 @@ std::size_t encode_bound(std::size_t raw_bytes, std::size_t elem_size, Codec cod
     const std::size_t block_elems = block_bytes ? block_bytes / elem_size : default_block_elems(elem_size);
     const std::size_t n = raw_bytes / elem_size, shuffled = n - n % kBitshuffleGroup;
     const std::size_t full = shuffled / block_elems, last = shuffled % block_elems;
-    std::size_t bound = kChunkHeaderBytes + (raw_bytes - shuffled * elem_size);
-    bound += full * (kBlockHeaderBytes + block_bound(codec, block_elems * elem_size));
-    if (last) bound += kBlockHeaderBytes + block_bound(codec, last * elem_size);
+    const char* what = "the encoded size bound";
+    std::size_t bound = size_sum(kChunkHeaderBytes, raw_bytes - shuffled * elem_size, what);
+    const std::size_t full_block = size_sum(kBlockHeaderBytes, block_bound(codec, block_elems * elem_size), what);
+    bound = size_sum(bound, size_product(full, full_block, what), what);
+    if (last) bound = size_sum(bound, size_sum(kBlockHeaderBytes, block_bound(codec, last * elem_size), what), what);
     return bound;
 }
 

@@ -80,7 +80,7 @@ int bslz4_gpu_chunk2sparse_set_top_pixels(bslz4_gpu_chunk2sparse* handle, size_t
 
 int bslz4_gpu_chunk2sparse_reserve(bslz4_gpu_chunk2sparse* handle, size_t frames, size_t chunk_bytes) {
     return guarded("bslz4_gpu_chunk2sparse_reserve", [&] {
-        require(handle, "handle");
+        const InCall in_call(handle);
         handle->engine.reserve(frames, chunk_bytes);
         return BSLZ4_OK;
     });
@@ -97,7 +97,7 @@ int bslz4_gpu_chunk2sparse_cap(const bslz4_gpu_chunk2sparse* handle, size_t* pix
 
 int bslz4_gpu_chunk2sparse_info(const bslz4_gpu_chunk2sparse* handle, unsigned* batch, unsigned* group, int* device) {
     return guarded("bslz4_gpu_chunk2sparse_info", [&] {
-        require(handle, "handle");
+        const InCall in_call(handle);
         if (batch) *batch = handle->engine.batch();
         if (group) *group = handle->engine.group();
         if (device) *device = handle->engine.device();
@@ -109,7 +109,7 @@ int bslz4_gpu_chunk2sparse_time_on_device(bslz4_gpu_chunk2sparse* handle, const 
                                           const size_t* chunk_bytes, size_t nchunks, double cut, unsigned repeats,
                                           double* seconds) {
     return guarded("bslz4_gpu_chunk2sparse_time_on_device", [&] {
-        require(handle, "handle");
+        const InCall in_call(handle);
         require(seconds, "seconds");
         *seconds = handle->engine.time_on_device(views_of(chunks, chunk_bytes, nchunks, "chunks"), cut, repeats);
         return BSLZ4_OK;

@@ -103,7 +103,7 @@ int bslz4_gpu_chunk2sparse_csc_set_top_pixels(bslz4_gpu_chunk2sparse_csc* handle
 
 int bslz4_gpu_chunk2sparse_csc_reserve(bslz4_gpu_chunk2sparse_csc* handle, size_t frames, size_t chunk_bytes) {
     return guarded("bslz4_gpu_chunk2sparse_csc_reserve", [&] {
-        require(handle, "handle");
+        const InCall in_call(handle);
         handle->engine.reserve(frames, chunk_bytes);
         return BSLZ4_OK;
     });
@@ -121,7 +121,7 @@ int bslz4_gpu_chunk2sparse_csc_cap(const bslz4_gpu_chunk2sparse_csc* handle, siz
 int bslz4_gpu_chunk2sparse_csc_info(const bslz4_gpu_chunk2sparse_csc* handle, unsigned* batch, unsigned* group,
                                     size_t* bins, int* acc) {
     return guarded("bslz4_gpu_chunk2sparse_csc_info", [&] {
-        require(handle, "handle");
+        const InCall in_call(handle);
         if (batch) *batch = handle->engine.batch();
         if (group) *group = handle->engine.group();
         if (bins) *bins = handle->engine.bins();
@@ -134,7 +134,7 @@ int bslz4_gpu_chunk2sparse_csc_time_on_device(bslz4_gpu_chunk2sparse_csc* handle
                                               const size_t* chunk_bytes, size_t nchunks, double cut, unsigned repeats,
                                               double* seconds) {
     return guarded("bslz4_gpu_chunk2sparse_csc_time_on_device", [&] {
-        require(handle, "handle");
+        const InCall in_call(handle);
         require(seconds, "seconds");
         *seconds = handle->engine.time_on_device(views_of(chunks, chunk_bytes, nchunks, "chunks"), cut, repeats);
         return BSLZ4_OK;

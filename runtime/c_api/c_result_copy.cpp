@@ -48,14 +48,14 @@ int bslz4_frame_copy(const bslz4_frame* frame, void* values, size_t values_bytes
                      size_t indices_capacity) {
     return guarded("bslz4_frame_copy", [&] {
         require(frame, "frame");
-        const std::size_t bytes = frame->npixels * pixel_size(pixel_type_from(frame->pixel_type));
+        const std::size_t bytes = size_product(frame->npixels, pixel_size(pixel_type_from(frame->pixel_type)), "frame values");
         check_room(bytes, values_bytes, "values (bytes)");
         check_room(frame->npixels, indices_capacity, "indices");
         if (frame->npixels) {
             require(values, "values");
             require(indices, "indices");
             std::memcpy(values, frame->values, bytes);
-            std::memcpy(indices, frame->indices, frame->npixels * sizeof(std::uint32_t));
+            std::memcpy(indices, frame->indices, size_product(frame->npixels, sizeof(std::uint32_t), "frame indices"));
         }
         return BSLZ4_OK;
     });
@@ -65,7 +65,7 @@ int bslz4_coo_copy(const bslz4_coo* coo, uint32_t* row, uint32_t* col, size_t ca
                    size_t values_bytes) {
     return guarded("bslz4_coo_copy", [&] {
         require(coo, "coo");
-        const std::size_t bytes = coo->npixels * pixel_size(pixel_type_from(coo->pixel_type));
+        const std::size_t bytes = size_product(coo->npixels, pixel_size(pixel_type_from(coo->pixel_type)), "coo values");
         check_room(coo->npixels, capacity, "row and col");
         check_room(bytes, values_bytes, "values (bytes)");
         if (coo->npixels) {
@@ -83,7 +83,7 @@ int bslz4_coo_copy(const bslz4_coo* coo, uint32_t* row, uint32_t* col, size_t ca
 int bslz4_powder_copy(const bslz4_powder* powder, void* out, size_t out_bytes) {
     return guarded("bslz4_powder_copy", [&] {
         const Powder p = powder_of(powder);
-        const std::size_t bytes = p.nframes * p.bins * accumulator_size(p.acc);
+        const std::size_t bytes = size_product(size_product(p.nframes, p.bins, "powder"), accumulator_size(p.acc), "powder");
         check_room(bytes, out_bytes, "out (bytes)");
         if (bytes) {
             require(out, "out");

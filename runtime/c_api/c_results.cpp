@@ -23,7 +23,7 @@ void lend(const IntegratedFrame& f, LentResults& held, bslz4_frame* out, bslz4_p
 void lend(const SparseBatch& b, LentResults& held, bslz4_batch* out, bslz4_powder*) {
     held.status.assign(b.nframes, BSLZ4_OK);
     if (b.codes)
-        for (std::size_t f = 0; f < b.nframes; ++f) held.status[f] = static_cast<int>(b.codes[f]);
+        for (std::size_t f = 0; f < b.nframes; ++f) held.status[f] = b.codes[f] == ErrorCode::ok ? BSLZ4_OK : status_of(b.codes[f]);
     held.bad.resize(b.nbad);
     for (std::size_t k = 0; k < b.nbad; ++k)
         held.bad[k] = bslz4_bad_frame{b.bad[k].frame, status_of(b.bad[k].code), b.bad[k].message.c_str()};

@@ -4,10 +4,12 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <utility>
 
 #include "bslz4/bslz4.h"
 #include "c_arguments.hpp"
+#include "c_in_call.hpp"
 #include "c_results.hpp"
 #include "c_status.hpp"
 
@@ -20,6 +22,7 @@ struct Handle {
     static constexpr bool integrates = Integrates;
     Engine engine;
     LentResults lent;
+    mutable std::mutex busy;  // see InCall (c_in_call.hpp)
     template <class... Args>
     explicit Handle(Args&&... args) : engine(std::forward<Args>(args)...) {}
 };
@@ -34,7 +37,7 @@ template <class H, class Result>
 int frame_call(const char* function, H* h, const void* chunk, std::size_t chunk_bytes, double cut, Result* result,
                bslz4_powder* powder) {
     return guarded(function, [&] {
-        require(h, "handle");
+        const InCall in_call(h);
         require(chunk, "chunk");
         require_results<H>(result, powder);
         lend(h->engine(ByteView(chunk, chunk_bytes), cut), h->lent, result, powder);
@@ -46,7 +49,7 @@ template <class H, class Result>
 int coo_call(const char* function, H* h, const void* chunk, std::size_t chunk_bytes, double cut, Result* result,
              bslz4_powder* powder) {
     return guarded(function, [&] {
-        require(h, "handle");
+        const InCall in_call(h);
         require(chunk, "chunk");
         require_results<H>(result, powder);
         lend(h->engine.coo(ByteView(chunk, chunk_bytes), cut), h->lent, result, powder);
@@ -58,7 +61,7 @@ template <class H>
 int multi_call(const char* function, H* h, const void* const* chunks, const std::size_t* chunk_bytes,
                std::size_t nchunks, double cut, bslz4_batch* batch, bslz4_powder* powder) {
     return guarded(function, [&] {
-        require(h, "handle");
+        const InCall in_call(h);
         require_results<H>(batch, powder);
         lend(h->engine.multi(views_of(chunks, chunk_bytes, nchunks, "chunks"), cut), h->lent, batch, powder);
         return BSLZ4_OK;
@@ -69,7 +72,7 @@ template <class H>
 int from_frames_call(const char* function, H* h, const void* const* frames, const std::size_t* frame_bytes,
                      std::size_t nframes, double cut, bslz4_batch* batch, bslz4_powder* powder) {
     return guarded(function, [&] {
-        require(h, "handle");
+        const InCall in_call(h);
         require_results<H>(batch, powder);
         lend(h->engine.from_frames(views_of(frames, frame_bytes, nframes, "frames"), cut), h->lent, batch, powder);
         return BSLZ4_OK;
@@ -81,7 +84,7 @@ int from_buffer_call(const char* function, H* h, const void* base, std::size_t b
                      const std::uint64_t* lengths, std::size_t nchunks, double cut, bslz4_batch* batch,
                      bslz4_powder* powder) {
     return guarded(function, [&] {
-        require(h, "handle");
+        const InCall in_call(h);
         require_results<H>(batch, powder);
         lend(h->engine.from_buffer(bytes_at(base, base_bytes, "base"), values_of(offsets, nchunks, "offsets"),
                                    values_of(lengths, nchunks, "lengths"), cut),
@@ -95,7 +98,7 @@ int from_device_call(const char* function, H* h, std::uint64_t device_pointer, c
                      const std::uint64_t* lengths, std::size_t nchunks, double cut, bslz4_batch* batch,
                      bslz4_powder* powder) {
     return guarded(function, [&] {
-        require(h, "handle");
+        const InCall in_call(h);
         require_results<H>(batch, powder);
         lend(h->engine.from_device(device_pointer, values_of(offsets, nchunks, "offsets"),
                                    values_of(lengths, nchunks, "lengths"), cut),
@@ -108,7 +111,7 @@ template <class H>
 int set_top_pixels_call(const char* function, H* h, std::size_t howmany, const double* thresholds,
                         std::size_t nthresholds) {
     return guarded(function, [&] {
-        require(h, "handle");
+        const InCall in_call(h);
         h->engine.set_top_pixels(howmany_from(howmany), thresholds_from(thresholds, nthresholds));
         return BSLZ4_OK;
     });

@@ -449,6 +449,47 @@ static void* fail_in_a_thread(void* message) {
     return NULL;
 }
 
+/* Two threads calling one handle: each call either runs or is refused with a message naming
+   the other thread's call, never a race on the handle's buffers (TSan checks that in CI). */
+typedef struct {
+    bslz4_chunk2sparse* handle;
+    const loaded* l;
+    size_t done, refused, other;
+} calls_in_a_thread;
+
+static void* call_repeatedly(void* p) {
+    calls_in_a_thread* t = (calls_in_a_thread*)p;
+    bslz4_frame frame;
+    size_t k;
+    for (k = 0; k < 300; ++k) {
+        const int s = bslz4_chunk2sparse_call(t->handle, t->l->chunk, t->l->chunk_bytes, 0.0, &frame);
+        if (s == BSLZ4_OK)
+            ++t->done;
+        else if (s == BSLZ4_E_BAD_ARGUMENT && strstr(bslz4_last_error(), "in a call from another thread"))
+            ++t->refused;
+        else
+            ++t->other;
+    }
+    return NULL;
+}
+
+static void check_one_call_at_a_time(const loaded* l) {
+    const size_t n = l->c.ni * l->c.nj;
+    unsigned char* mask = mask_of_ones(n);
+    calls_in_a_thread a = {NULL, l, 0, 0, 0}, b;
+    pthread_t thread;
+    CHECK_OK(bslz4_chunk2sparse_create(mask, n, l->c.ni, l->c.nj, l->c.pixel_type, NULL, &a.handle), "a handle");
+    b = a;
+    CHECK(pthread_create(&thread, NULL, call_repeatedly, &b) == 0, "a second thread");
+    call_repeatedly(&a);
+    pthread_join(thread, NULL);
+    CHECK(a.other == 0 && b.other == 0, "every call on the shared handle ran or was refused as busy");
+    CHECK(a.done + a.refused == 300 && b.done + b.refused == 300 && a.done + b.done > 0, "each thread's calls counted");
+    printf("one handle, two threads: %zu calls ran, %zu refused as busy\n", a.done + b.done, a.refused + b.refused);
+    bslz4_chunk2sparse_destroy(a.handle);
+    free(mask);
+}
+
 /* Every error path gives its status and a message naming the function. */
 static void check_errors(const loaded* l) {
     const size_t n = l->c.ni * l->c.nj, bytes = n * l->c.elem_size;
@@ -573,6 +614,11 @@ static void check_errors(const loaded* l) {
         chunk_lengths[0] = l->chunk_bytes;
         CHECK_OK(bslz4_chunk2sparse_multi(sparse, chunks, chunk_lengths, 1, 1.0, &batch), "a batch of one");
         CHECK_FAILS(bslz4_batch_frame(&batch, 1, &frame), BSLZ4_E_BAD_ARGUMENT, "bslz4_batch_frame", "a frame past the batch");
+        /* Sizes whose product does not fit in a size_t are refused, not wrapped past the room checks. */
+        frame.npixels = SIZE_MAX / 2;
+        frame.pixel_type = BSLZ4_U32;
+        CHECK_FAILS(bslz4_frame_copy(&frame, values, SIZE_MAX, indices, SIZE_MAX), BSLZ4_E_BAD_ARGUMENT, "bslz4_frame_copy",
+                    "a frame whose byte count wraps");
         bslz4_chunk2sparse_destroy(sparse);
     }
     bslz4_chunk2sparse_destroy(NULL);
@@ -588,6 +634,11 @@ static void check_errors(const loaded* l) {
               strcmp(bslz4_status_name(BSLZ4_E_OUTPUT_TOO_SMALL), "output_too_small") == 0 &&
               strcmp(bslz4_status_name(999), "unknown") == 0,
           "status names");
+    {
+        size_t bound = 0;
+        CHECK_FAILS(bslz4_encode_bound(SIZE_MAX - 7, 8, BSLZ4_CODEC_LZ4, 0, &bound), BSLZ4_E_BAD_ARGUMENT, "bslz4_encode_bound",
+                    "a bound that would wrap");
+    }
     CHECK(bslz4_pixel_size(BSLZ4_U16) == 2 && bslz4_pixel_size(BSLZ4_F64) == 8 && bslz4_pixel_size(42) == 0, "pixel sizes");
     free(mask);
     free(out);
@@ -620,6 +671,7 @@ int main(int argc, char** argv) {
             check_powders(&eiger);
             check_errors(&eiger);
             check_bad_frames(&eiger);
+            check_one_call_at_a_time(&eiger);
         } else {
             CHECK(0, "the local case u16_eiger_514x1030");
         }

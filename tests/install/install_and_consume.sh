@@ -12,7 +12,7 @@ dest=$work/dest
 
 fail() { echo "install test: $*" >&2; exit 1; }
 
-meson install -C "$build" --quiet --destdir "$dest" > "$work/install.log" 2>&1 ||
+meson install -C "$build" --no-rebuild --quiet --destdir "$dest" > "$work/install.log" 2>&1 ||
     { cat "$work/install.log" >&2; fail "meson install --destdir failed"; }
 
 option() {  # the value of a Meson option of this build (prefix, libdir, includedir)
