@@ -22,12 +22,6 @@ namespace bslz4::tool {
 #if BSLZ4_HAVE_CUDA
 namespace {
 
-std::string joined(const std::vector<int>& archs, const char* prefix) {
-    std::string s;
-    for (int a : archs) s += (s.empty() ? "" : " ") + std::string(prefix) + std::to_string(a);
-    return s.empty() ? "none" : s;
-}
-
 std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
 // The kernel module's version, which admins know the driver by: the first word of

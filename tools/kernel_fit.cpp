@@ -4,13 +4,11 @@
 
 namespace bslz4::tool {
 
-namespace {
 std::string joined(const std::vector<int>& archs, const char* prefix) {
     std::string s;
     for (int a : archs) s += (s.empty() ? "" : " ") + std::string(prefix) + std::to_string(a);
     return s.empty() ? "none" : s;
 }
-}  // namespace
 
 KernelArchitectures parse_kernel_architectures(const std::string& text) {
     KernelArchitectures built;

@@ -23,6 +23,9 @@ struct KernelFit {
 
 KernelFit kernel_fit(const KernelArchitectures& built, int sm);
 
+// "sm_75 sm_90" for prefix "sm_", "none" for no architecture.
+std::string joined(const std::vector<int>& archs, const char* prefix);
+
 // "runs its SASS sm_90", "runs by JIT from PTX compute_90 (...)", "cannot run ...".
 std::string describe_fit(const KernelFit& fit, const KernelArchitectures& built, int sm);
 

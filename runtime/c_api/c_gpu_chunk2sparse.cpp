@@ -79,11 +79,7 @@ int bslz4_gpu_chunk2sparse_set_top_pixels(bslz4_gpu_chunk2sparse* handle, size_t
 }
 
 int bslz4_gpu_chunk2sparse_reserve(bslz4_gpu_chunk2sparse* handle, size_t frames, size_t chunk_bytes) {
-    return guarded("bslz4_gpu_chunk2sparse_reserve", [&] {
-        const InCall in_call(handle);
-        handle->engine.reserve(frames, chunk_bytes);
-        return BSLZ4_OK;
-    });
+    return reserve_call("bslz4_gpu_chunk2sparse_reserve", handle, frames, chunk_bytes);
 }
 
 int bslz4_gpu_chunk2sparse_last_host(const bslz4_gpu_chunk2sparse* handle, size_t* frames) {
@@ -108,10 +104,5 @@ int bslz4_gpu_chunk2sparse_info(const bslz4_gpu_chunk2sparse* handle, unsigned* 
 int bslz4_gpu_chunk2sparse_time_on_device(bslz4_gpu_chunk2sparse* handle, const void* const* chunks,
                                           const size_t* chunk_bytes, size_t nchunks, double cut, unsigned repeats,
                                           double* seconds) {
-    return guarded("bslz4_gpu_chunk2sparse_time_on_device", [&] {
-        const InCall in_call(handle);
-        require(seconds, "seconds");
-        *seconds = handle->engine.time_on_device(views_of(chunks, chunk_bytes, nchunks, "chunks"), cut, repeats);
-        return BSLZ4_OK;
-    });
+    return time_on_device_call("bslz4_gpu_chunk2sparse_time_on_device", handle, chunks, chunk_bytes, nchunks, cut, repeats, seconds);
 }

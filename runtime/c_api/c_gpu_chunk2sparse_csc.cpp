@@ -102,11 +102,7 @@ int bslz4_gpu_chunk2sparse_csc_set_top_pixels(bslz4_gpu_chunk2sparse_csc* handle
 }
 
 int bslz4_gpu_chunk2sparse_csc_reserve(bslz4_gpu_chunk2sparse_csc* handle, size_t frames, size_t chunk_bytes) {
-    return guarded("bslz4_gpu_chunk2sparse_csc_reserve", [&] {
-        const InCall in_call(handle);
-        handle->engine.reserve(frames, chunk_bytes);
-        return BSLZ4_OK;
-    });
+    return reserve_call("bslz4_gpu_chunk2sparse_csc_reserve", handle, frames, chunk_bytes);
 }
 
 int bslz4_gpu_chunk2sparse_csc_last_host(const bslz4_gpu_chunk2sparse_csc* handle, size_t* frames) {
@@ -133,10 +129,5 @@ int bslz4_gpu_chunk2sparse_csc_info(const bslz4_gpu_chunk2sparse_csc* handle, un
 int bslz4_gpu_chunk2sparse_csc_time_on_device(bslz4_gpu_chunk2sparse_csc* handle, const void* const* chunks,
                                               const size_t* chunk_bytes, size_t nchunks, double cut, unsigned repeats,
                                               double* seconds) {
-    return guarded("bslz4_gpu_chunk2sparse_csc_time_on_device", [&] {
-        const InCall in_call(handle);
-        require(seconds, "seconds");
-        *seconds = handle->engine.time_on_device(views_of(chunks, chunk_bytes, nchunks, "chunks"), cut, repeats);
-        return BSLZ4_OK;
-    });
+    return time_on_device_call("bslz4_gpu_chunk2sparse_csc_time_on_device", handle, chunks, chunk_bytes, nchunks, cut, repeats, seconds);
 }

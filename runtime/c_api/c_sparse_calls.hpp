@@ -117,6 +117,27 @@ int set_top_pixels_call(const char* function, H* h, std::size_t howmany, const d
     });
 }
 
+// The GPU classes' reserve and time_on_device.
+template <class H>
+int reserve_call(const char* function, H* h, std::size_t frames, std::size_t chunk_bytes) {
+    return guarded(function, [&] {
+        const InCall in_call(h);
+        h->engine.reserve(frames, chunk_bytes);
+        return BSLZ4_OK;
+    });
+}
+
+template <class H>
+int time_on_device_call(const char* function, H* h, const void* const* chunks, const std::size_t* chunk_bytes,
+                        std::size_t nchunks, double cut, unsigned repeats, double* seconds) {
+    return guarded(function, [&] {
+        const InCall in_call(h);
+        require(seconds, "seconds");
+        *seconds = h->engine.time_on_device(views_of(chunks, chunk_bytes, nchunks, "chunks"), cut, repeats);
+        return BSLZ4_OK;
+    });
+}
+
 // *handle = make()'s new handle, or NULL when making it failed.
 template <class H, class Make>
 int create_call(const char* function, H** handle, Make&& make) {

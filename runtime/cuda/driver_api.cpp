@@ -11,7 +11,6 @@ namespace bslz4::cuda::detail {
 
 namespace {
 
-std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
 // The first Linux driver branch of each CUDA major version (NVIDIA's minor version compatibility
 // table); for CUDA 11, the first with cuGetProcAddress (11.3), which the loader needs.
@@ -62,7 +61,7 @@ DriverApi load_driver(ProcLookup how) {
     DriverApi api;
 #define X(name)                                              \
     if (!resolve(#name, reinterpret_cast<void**>(&api.name))) \
-        throw Error(ErrorCode::gpu_fault, "the NVIDIA driver lacks " #name " (API version " + version_text(version) + ")");
+        throw Error(ErrorCode::gpu_fault, "the NVIDIA driver lacks " #name " (API version " + cuda_version_text(version) + ")");
 #include "driver_symbols.inc"
 #undef X
     check(api, api.cuInit(0), "cuInit(0)");
@@ -71,7 +70,7 @@ DriverApi load_driver(ProcLookup how) {
     // compatibility). N is the toolkit that built the embedded kernels (fatbin/meson.build: nvcc's
     // version, or read from a prebuilt fatbin), not the cuda.h this file was compiled with.
     if (api.driver_version / 1000 < BSLZ4_CUDA_TOOLKIT_MAJOR)
-        throw Error(ErrorCode::gpu_fault, "the NVIDIA driver supports CUDA " + version_text(api.driver_version) +
+        throw Error(ErrorCode::gpu_fault, "the NVIDIA driver supports CUDA " + cuda_version_text(api.driver_version) +
                     "; the kernels were built with CUDA " BSLZ4_CUDA_TOOLKIT " and need a driver for CUDA " +
                     std::to_string(BSLZ4_CUDA_TOOLKIT_MAJOR) + ".0 or newer (" + oldest_driver(BSLZ4_CUDA_TOOLKIT_MAJOR) + ")");
     return api;
@@ -105,6 +104,8 @@ const DriverApi& driver() {
     if (!l.error.empty()) throw Error(ErrorCode::gpu_fault, l.error);
     return l.api;
 }
+
+std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
 std::string driver_unavailable_reason() { return loaded().error; }
 

@@ -30,6 +30,9 @@ enum class ProcLookup { newest, v1 };
 // that both lookups give the same entry points.
 DriverApi load_driver(ProcLookup how);
 
+// "13.0" for cuDriverGetVersion's 13000.
+std::string cuda_version_text(int version);
+
 // "" when driver() works, else its message. Never throws.
 std::string driver_unavailable_reason();
 

@@ -18,8 +18,7 @@ Module load_kernels(int sm, const std::string& device_name) {
                                "; the kernels were built for " + BSLZ4_CUDA_ARCHS +
                                " (rebuild with -Dgpu_archs including " + std::to_string(sm) + ")");
     if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
-        throw CudaError(r, call + ": " + result_name(r) + ": the driver (CUDA " + std::to_string(driver().driver_version / 1000) +
-                               "." + std::to_string(driver().driver_version % 1000 / 10) +
+        throw CudaError(r, call + ": " + result_name(r) + ": the driver (CUDA " + cuda_version_text(driver().driver_version) +
                                ") cannot JIT the kernels' PTX (built with CUDA " BSLZ4_CUDA_TOOLKIT "); update the NVIDIA driver");
     check(r, call);
     return Module();
