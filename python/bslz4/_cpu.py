@@ -56,10 +56,7 @@ class chunk2sparseCSC(SparseCalls):
     @property
     def powder_scale(self):
         """The integer (a power of two) an int64 powder is divided by for float; None for a float one."""
-        if self.acc != "i64":
-            return None
-        s = self._matrix.powder_scale
-        return int(s) if float(s).is_integer() else s
+        return _matrix.powder_scale(self._matrix, self.acc)
 
     def _make_engine(self, codec):
         return _ext.CpuPowders(self.mask, self._ni, self._nj, self._type_name, self._matrix, self.acc, codec,

@@ -118,3 +118,11 @@ def matrix_and_acc(csc, pixels, acc):
     if acc not in ("f64", "f32"):
         raise ValueError("acc must be 'f64', 'f32' or 'i64', got %r" % (acc,))
     return normalised(csc, pixels), acc
+
+
+def powder_scale(matrix, acc):
+    """The integer (a power of two) an int64 powder is divided by for float; None for a float one."""
+    if acc != "i64":
+        return None
+    s = matrix.powder_scale
+    return int(s) if float(s).is_integer() else s

@@ -160,10 +160,7 @@ class chunk2sparseCSC(_GpuCalls):
     @property
     def powder_scale(self):
         """The integer (a power of two) an int64 powder is divided by for float; None for a float one."""
-        if self.acc != "i64":
-            return None
-        s = self._matrix.powder_scale
-        return int(s) if float(s).is_integer() else s
+        return _matrix.powder_scale(self._matrix, self.acc)
 
     def integrate(self, chunks):
         """The powder of each frame, kept on the GPU: a new DeviceArray (nframes, bins) of the
