@@ -89,21 +89,6 @@ int with_1gib_more_address_space(F&& f) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
 }
 
-// The codes that say what is wrong with a chunk's bytes.
-bool is_chunk_fault(ErrorCode code) {
-    switch (code) {
-        case ErrorCode::truncated_chunk:
-        case ErrorCode::bad_header:
-        case ErrorCode::bad_block_length:
-        case ErrorCode::bad_lz4_sequence:
-        case ErrorCode::bad_zstd_frame:
-        case ErrorCode::wrong_decoded_size:
-            return true;
-        default:
-            return false;
-    }
-}
-
 }  // namespace
 
 TEST_CASE("an empty chunk is an error naming the missing header", "[errors]") {

@@ -44,11 +44,7 @@ class chunk2sparseCSC(SparseCalls):
 
     def __init__(self, mask, csc, dtype=np.uint16, codec=None, pipeline=None, howmany=None, thresholds=None, *,
                  acc=None, threads=None):
-        m, ni, nj = _arguments.frame_mask(mask)
-        dt, _ = _arguments.pixel_type(dtype)
-        if isinstance(csc, _matrix.FixedPointMatrix):
-            csc.check(dt, ni * nj)
-        self._matrix, self.acc = _matrix.matrix_and_acc(csc, ni * nj, acc)
+        self._matrix, self.acc = _matrix.matrix_and_acc(csc, mask, dtype, acc)
         self.nbins = self._matrix.bins
         self._threads = _arguments.threads_or_zero(threads)
         self._setup(mask, dtype, codec, howmany, thresholds, self.nbins, self.acc)

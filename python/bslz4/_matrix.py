@@ -68,7 +68,7 @@ class FixedPointMatrix:
 
     def __init__(self, matrix, mask_shape, dtype):
         self._matrix = matrix
-        self.scale = int(matrix.powder_scale) if float(matrix.powder_scale).is_integer() else matrix.powder_scale
+        self.scale = powder_scale(matrix, "i64")
         self.nbins = matrix.bins
         self.npix = matrix.pixels
         self.shape = mask_shape
@@ -104,9 +104,12 @@ def fixed_point_matrix(csc, mask, dtype, maxval=None, wbits=24):
     return FixedPointMatrix(_ext.fixed_point_matrix(folded, type_name, bits), (ni, nj), dt)
 
 
-def matrix_and_acc(csc, pixels, acc):
-    """(C++ matrix, accumulator name) for a CSC class's csc and acc arguments."""
+def matrix_and_acc(csc, mask, dtype, acc):
+    """(C++ matrix, accumulator name) for a CSC class's csc, mask, dtype and acc arguments."""
+    _m, ni, nj = _arguments.frame_mask(mask)
+    pixels = ni * nj
     if isinstance(csc, FixedPointMatrix):
+        csc.check(_arguments.pixel_type(dtype)[0], pixels)
         if acc not in (None, "i64"):
             raise ValueError("a fixed_point_matrix is summed with acc='i64', not %r" % (acc,))
         if csc.npix != pixels:

@@ -14,25 +14,13 @@ namespace bslz4::python {
 
 namespace {
 
-bool is_bad_data(ErrorCode code) {
-    switch (code) {
-        case ErrorCode::truncated_chunk:
-        case ErrorCode::bad_header:
-        case ErrorCode::bad_block_length:
-        case ErrorCode::bad_lz4_sequence:
-        case ErrorCode::bad_zstd_frame:
-        case ErrorCode::wrong_decoded_size: return true;
-        default: return false;
-    }
-}
-
 void raise_python(const Error& e) {
     const ErrorCode code = e.code();
     if (code == ErrorCode::bad_argument || code == ErrorCode::bad_matrix) {
         PyErr_SetString(PyExc_ValueError, e.what());
     } else if (code == ErrorCode::out_of_memory) {
         PyErr_SetString(PyExc_MemoryError, e.what());
-    } else if (is_bad_data(code)) {
+    } else if (is_chunk_fault(code)) {
         py::object cls = py::module_::import("bslz4._errors").attr("DecodeError");
         PyErr_SetObject(cls.ptr(), py::make_tuple(e.what(), error_code_name(code)).ptr());
     } else {

@@ -144,11 +144,7 @@ class chunk2sparseCSC(_GpuCalls):
 
     def __init__(self, mask, csc, dtype=np.uint16, codec=None, pipeline=None, batch=None, acc=None, howmany=None,
                  thresholds=None, group=None, unblock="gpu", device=None):
-        m, ni, nj = _arguments.frame_mask(mask)
-        dt, _ = _arguments.pixel_type(dtype)
-        if isinstance(csc, _matrix.FixedPointMatrix):
-            csc.check(dt, ni * nj)
-        self._matrix, self.acc = _matrix.matrix_and_acc(csc, ni * nj, acc)
+        self._matrix, self.acc = _matrix.matrix_and_acc(csc, mask, dtype, acc)
         self.nbins = self._matrix.bins
         self._gpu_setup(batch, group, unblock, device)
         self._setup(mask, dtype, codec, howmany, thresholds, self.nbins, self.acc)

@@ -46,6 +46,20 @@ inline const char* error_code_name(ErrorCode code) {
     return "unspecified";
 }
 
+// Whether the code says what is wrong with a chunk's bytes (rather than with the call, memory,
+// the driver or a file): what bad data alone gives a frame.
+inline bool is_chunk_fault(ErrorCode code) {
+    switch (code) {
+        case ErrorCode::truncated_chunk:
+        case ErrorCode::bad_header:
+        case ErrorCode::bad_block_length:
+        case ErrorCode::bad_lz4_sequence:
+        case ErrorCode::bad_zstd_frame:
+        case ErrorCode::wrong_decoded_size: return true;
+        default: return false;
+    }
+}
+
 class Error : public std::runtime_error {
 public:
     Error(ErrorCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
