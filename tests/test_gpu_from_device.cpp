@@ -15,6 +15,7 @@
 #include "driver_objects.hpp"
 #include "error_codes.hpp"
 #include "gpu_comparison.hpp"
+#include "list_rows_buffer.hpp"
 #include "matrix_support.hpp"
 #include "test_support.hpp"
 
@@ -180,4 +181,32 @@ TEST_CASE("a pointer that is not device memory, counts that differ, or a chunk o
     }
     // The object still works.
     require_same(reporting.from_device(dev.pointer(), dev.offsets, dev.lengths, 1.0), cpu_reporting.multi(views, 1.0));
+}
+
+TEST_CASE("from_device lists into the caller's rows, the plain and CSC classes alike", "[gpu][from_device][list_rows]") {
+    const test::Stack s = test::eiger_stack(300, 517, PixelType::u16, 17);
+    const std::size_t npix = s.ni * s.nj;
+    const ChunksOnDevice dev(s.chunks);
+    cuda::Chunk2Sparse gpu(s.mask, s.ni, s.nj, s.type, {2, 6, cuda::Unblock::gpu, -1, Codec::lz4});
+    Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    for (double cut : {4.0, -1e12}) {  // -1e12: frames above cap, read back and listed by the host
+        INFO("cut " << cut);
+        test::ListRowsBuffer rows(17, npix + 4, npix, s.type);
+        const SparseBatch got = gpu.from_device(dev.pointer(), dev.offsets, dev.lengths, cut, rows.rows());
+        REQUIRE(rows.misplaced(got).empty());
+        require_same(got, cpu.multi(s.views(), cut));
+    }
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(21, npix, 1.5, 2).input());
+    cuda::Chunk2SparseCSC gcsc(s.mask, s.ni, s.nj, s.type, m, Accumulator::f32);
+    Chunk2SparseCSC ccsc(s.mask, s.ni, s.nj, s.type, m, Accumulator::f32);
+    test::ListRowsBuffer rows(17, npix, npix, s.type);
+    const IntegratedBatch got = gcsc.from_device(dev.pointer(), dev.offsets, dev.lengths, 4.0, rows.rows());
+    const IntegratedBatch want = ccsc.multi(s.views(), 4.0);
+    REQUIRE(rows.misplaced(got.sparse).empty());
+    require_same(got.sparse, want.sparse);
+    // f32 sums in the GPU's own order: compared with its multi's (the object's buffer, so copied first).
+    const auto* p = static_cast<const std::uint8_t*>(got.powder.data);
+    const std::vector<std::uint8_t> powders(p, p + 17 * 21 * 4);
+    const IntegratedBatch own = gcsc.multi(s.views(), 4.0);
+    REQUIRE(std::memcmp(powders.data(), own.powder.data, powders.size()) == 0);
 }

@@ -1,10 +1,8 @@
 #include "batch_outputs.hpp"
 
-#include <algorithm>
 #include <cstring>
 #include <string>
 
-#include "bslz4/cpu_count.hpp"
 #include "bslz4/error.hpp"
 
 namespace py = pybind11;
@@ -22,9 +20,6 @@ T* out_array(const py::tuple& out, std::size_t k, std::size_t bytes, std::size_t
         throw Error(ErrorCode::bad_argument, std::string("internal: the result array ") + name + " does not fit the call");
     return static_cast<T*>(a.mutable_data());
 }
-
-// Listed bytes above which the copy is spread over the copy threads (waking them costs tens of µs).
-constexpr std::size_t kParallelCopyBytes = std::size_t(1) << 20;
 
 }  // namespace
 
@@ -44,38 +39,16 @@ BatchOutputs::BatchOutputs(const py::tuple& out, std::size_t nframes, std::size_
     }
 }
 
-void BatchOutputs::write(const SparseBatch& batch, double cut, std::unique_ptr<detail::ThreadPool>& copy_threads) const {
-    if (batch.nframes != nframes_)
-        throw Error(ErrorCode::bad_argument, "internal: a batch of " + std::to_string(batch.nframes) + " frames for " +
-                                                 std::to_string(nframes_) + " result rows");
-    std::size_t listed = 0;
+ListRows BatchOutputs::rows() const { return {values_, indices_, pixels_, nframes_}; }
+
+void BatchOutputs::write(const SparseBatch& batch, double cut) const {
+    if (batch.nframes != nframes_ || batch.values != values_ || batch.indices != indices_ || batch.row_length != pixels_)
+        throw Error(ErrorCode::bad_argument, "internal: a batch not listed into its result arrays");
     for (std::size_t f = 0; f < nframes_; ++f) {
-        if (batch.npixels[f] > pixels_)
-            throw Error(ErrorCode::bad_argument, "internal: frame " + std::to_string(f) + " lists more pixels than it has");
-        listed += batch.npixels[f];
         npixels_[f] = static_cast<std::int32_t>(batch.npixels[f]);
         last_cut_[f] = batch.last_cut ? batch.last_cut[f] : cut;
         last_nabove_[f] = static_cast<std::int64_t>(batch.last_nabove ? batch.last_nabove[f] : batch.npixels[f]);
     }
-    const auto* values = static_cast<const std::uint8_t*>(batch.values);
-    auto copy_frames = [&](std::size_t first, std::size_t end) {
-        for (std::size_t f = first; f < end; ++f) {
-            const std::size_t n = batch.npixels[f];
-            std::memcpy(values_ + f * pixels_ * pixel_bytes_, values + f * batch.row_length * pixel_bytes_, n * pixel_bytes_);
-            std::memcpy(indices_ + f * pixels_, batch.indices + f * batch.row_length, n * 4);
-        }
-    };
-    if (listed * (pixel_bytes_ + 4) < kParallelCopyBytes || nframes_ < 2) {
-        copy_frames(0, nframes_);
-        return;
-    }
-    if (!copy_threads) copy_threads = std::make_unique<detail::ThreadPool>(std::min(16u, usable_cpu_count()));
-    // A few tasks a thread, so a frame far denser than the others does not hold up the rest.
-    const std::size_t tasks = std::min<std::size_t>(nframes_, 4 * copy_threads->size());
-    const std::size_t share = (nframes_ + tasks - 1) / tasks;
-    copy_threads->run(tasks, [&](std::size_t t, unsigned) {
-        copy_frames(std::min(nframes_, t * share), std::min(nframes_, (t + 1) * share));
-    });
 }
 
 void BatchOutputs::write(const Powder& powder) const {

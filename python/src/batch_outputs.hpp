@@ -1,20 +1,17 @@
 // The Python object's own result arrays (grown by bslz4._results, reused call after call, as the
-// seed's are), written in place from a batch's lists and powders. The C++ classes' views are
-// overwritten by their next call and may move when a call needs more room, so Python never
-// points into them: each frame's listed pixels are copied out (a few per cent of a frame's
-// bytes), on the decoder object's own copy threads for a batch of more than a megabyte (threads
-// started for each call, or one thread, cost 8 to 9 % of a 1,024-frame GPU multi on the H200).
+// seed's are). The C++ call writes the lists straight into their rows (bslz4::ListRows): a
+// second pass over 1,024 rows nine megabytes apart costs a page walk a row, 0.3 to 0.5 ms a
+// call, 4 to 6 % of a very sparse GPU multi on the H200. Here the per-frame counts, cuts and
+// powders are copied in after the call.
 #pragma once
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
 #include "bslz4/powder.hpp"
 #include "bslz4/sparse_result.hpp"
-#include "thread_pool.hpp"
 
 namespace bslz4::python {
 
@@ -27,9 +24,10 @@ public:
     BatchOutputs(const pybind11::tuple& out, std::size_t nframes, std::size_t pixels, std::size_t pixel_bytes,
                  std::size_t powder_row_bytes);
 
-    // These run without the GIL. copy_threads: made (every usable CPU) when a batch first
-    // needs them.
-    void write(const SparseBatch& batch, double cut, std::unique_ptr<detail::ThreadPool>& copy_threads) const;
+    // The rows the call lists into (values and indices).
+    ListRows rows() const;
+    // These run without the GIL: the batch must be the one listed into rows().
+    void write(const SparseBatch& batch, double cut) const;
     void write(const Powder& powder) const;
 
 private:

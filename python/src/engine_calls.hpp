@@ -1,6 +1,6 @@
 // The calls every decoder class of the module shares (CPU and GPU, with and without a matrix),
 // written once over the C++ class: arguments converted with the GIL held, the decoding and the
-// copy into the Python object's arrays without it, one call at a time per object.
+// lists written into the Python object's arrays without it, one call at a time per object.
 #pragma once
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -32,7 +32,6 @@ struct EngineHandle {
     Engine engine;
     std::size_t pixels, pixel_bytes, powder_row_bytes;
     std::mutex busy;
-    std::unique_ptr<detail::ThreadPool> copy_threads;  // see BatchOutputs
 };
 
 class CallGuard {
@@ -47,13 +46,9 @@ private:
     std::unique_lock<std::mutex> lock_;
 };
 
-template <class Handle>
-void write_results(Handle& h, const BatchOutputs& out, const SparseBatch& batch, double cut) {
-    out.write(batch, cut, h.copy_threads);
-}
-template <class Handle>
-void write_results(Handle& h, const BatchOutputs& out, const IntegratedBatch& batch, double cut) {
-    out.write(batch.sparse, cut, h.copy_threads);
+inline void write_results(const BatchOutputs& out, const SparseBatch& batch, double cut) { out.write(batch, cut); }
+inline void write_results(const BatchOutputs& out, const IntegratedBatch& batch, double cut) {
+    out.write(batch.sparse, cut);
     out.write(batch.powder);
 }
 
@@ -79,7 +74,7 @@ void run_multi(Handle& h, const pybind11::handle& chunks, double cut, const pybi
     BatchOutputs outputs(out, views.size(), h.pixels, h.pixel_bytes, h.powder_row_bytes);
     pybind11::gil_scoped_release nogil;
     CallGuard guard(h.busy);
-    write_results(h, outputs, h.engine.multi(views, cut), cut);
+    write_results(outputs, h.engine.multi(views, cut, outputs.rows()), cut);
 }
 
 template <class Handle>
@@ -93,7 +88,7 @@ void run_from_buffer(Handle& h, const pybind11::handle& base, const pybind11::ha
     BatchOutputs outputs(out, offs.size(), h.pixels, h.pixel_bytes, h.powder_row_bytes);
     pybind11::gil_scoped_release nogil;
     CallGuard guard(h.busy);
-    write_results(h, outputs, h.engine.from_buffer(bytes, offs, lens, cut), cut);
+    write_results(outputs, h.engine.from_buffer(bytes, offs, lens, cut, outputs.rows()), cut);
 }
 
 template <class Handle>

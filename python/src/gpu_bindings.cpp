@@ -56,7 +56,7 @@ void run_from_device(Handle& h, std::uint64_t pointer, const py::handle& offsets
     BatchOutputs outputs(out, offs.size(), h.pixels, h.pixel_bytes, h.powder_row_bytes);
     py::gil_scoped_release nogil;
     CallGuard guard(h.busy);
-    write_results(h, outputs, h.engine.from_device(pointer, offs, lens, cut), cut);
+    write_results(outputs, h.engine.from_device(pointer, offs, lens, cut, outputs.rows()), cut);
 }
 
 // decompress / integrate: the chunks in host memory, the result left on the GPU.

@@ -1,5 +1,7 @@
 #include "argument_checks.hpp"
 
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "bslz4/error.hpp"
@@ -19,6 +21,23 @@ ByteView chunk_in_buffer(ByteView base, std::uint64_t offset, std::uint64_t leng
         throw Error(ErrorCode::bad_argument, "bytes " + std::to_string(offset) + " + " + std::to_string(length) +
                                                  " lie outside the " + std::to_string(base.size) + "-byte buffer");
     return ByteView(base.data + offset, static_cast<std::size_t>(length));
+}
+
+void check_list_rows(const ListRows& rows, std::size_t nframes, std::size_t npix, PixelType type) {
+    const std::size_t bpp = pixel_size(type);
+    const auto misaligned = [](const void* p, std::size_t align) { return reinterpret_cast<std::uintptr_t>(p) % align != 0; };
+    std::string why;
+    if (!rows.values || !rows.indices)
+        why = "a null pointer";
+    else if (misaligned(rows.values, bpp) || misaligned(rows.indices, sizeof(std::uint32_t)))
+        why = "values not aligned to " + std::to_string(bpp) + " bytes or indices not to 4";
+    else if (rows.row_length < npix)
+        why = "rows of " + std::to_string(rows.row_length) + " entries for frames of " + std::to_string(npix) + " pixels";
+    else if (rows.rows < nframes)
+        why = std::to_string(rows.rows) + " rows for " + std::to_string(nframes) + " frames";
+    else if (rows.row_length > std::numeric_limits<std::size_t>::max() / 4 / rows.rows)
+        why = std::to_string(rows.rows) + " rows of " + std::to_string(rows.row_length) + " entries overflow a size";
+    if (!why.empty()) throw Error(ErrorCode::bad_argument, "list rows: " + why);
 }
 
 void check_buffer_ranges(ByteView base, const std::vector<std::uint64_t>& offsets,

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "bslz4/byte_view.hpp"
+#include "bslz4/pixel_type.hpp"
+#include "bslz4/sparse_result.hpp"
 
 namespace bslz4::detail {
 
@@ -17,5 +19,8 @@ void check_buffer_ranges(ByteView base, const std::vector<std::uint64_t>& offset
 
 // A frame shape that is not empty and fits 32-bit indices, and a mask of ni*nj bytes.
 void check_frame_mask(ByteView mask, std::size_t ni, std::size_t nj);
+
+// Caller's rows (ListRows) for a call of `nframes` frames of `npix` pixels of `type`.
+void check_list_rows(const ListRows& rows, std::size_t nframes, std::size_t npix, PixelType type);
 
 }  // namespace bslz4::detail

@@ -26,24 +26,46 @@ void Chunk2Sparse::set_top_pixels(std::optional<std::size_t> howmany, std::optio
     state_->top = detail::TopPixelsRule(howmany, std::move(thresholds));
 }
 
+namespace {
+
+SparseBatch multi_into(detail::SparseEngine& s, const std::vector<ByteView>& chunks, double cut, const ListRows* into) {
+    return s.run_batch(chunks.size(), cut, s.options.on_error, into,
+                       [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
+                           return s.list_chunk(chunks[f], cut, v, idx, w);
+                       });
+}
+
+SparseBatch from_buffer_into(detail::SparseEngine& s, ByteView base, const std::vector<std::uint64_t>& offsets,
+                             const std::vector<std::uint64_t>& lengths, double cut, const ListRows* into) {
+    detail::check_buffer_counts(offsets, lengths);
+    return s.run_batch(offsets.size(), cut, s.options.on_error, into,
+                       [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
+                           return s.list_chunk(detail::chunk_in_buffer(base, offsets[f], lengths[f]), cut, v, idx, w);
+                       });
+}
+
+}  // namespace
+
 SparseBatch Chunk2Sparse::multi(const std::vector<ByteView>& chunks, double cut) {
-    return state_->run_batch(chunks.size(), cut, state_->options.on_error,
-                             [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
-                                 return state_->list_chunk(chunks[f], cut, v, idx, w);
-                             });
+    return multi_into(*state_, chunks, cut, nullptr);
+}
+
+SparseBatch Chunk2Sparse::multi(const std::vector<ByteView>& chunks, double cut, const ListRows& into) {
+    return multi_into(*state_, chunks, cut, &into);
 }
 
 SparseBatch Chunk2Sparse::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                       const std::vector<std::uint64_t>& lengths, double cut) {
-    detail::check_buffer_counts(offsets, lengths);
-    return state_->run_batch(
-        offsets.size(), cut, state_->options.on_error, [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
-            return state_->list_chunk(detail::chunk_in_buffer(base, offsets[f], lengths[f]), cut, v, idx, w);
-        });
+    return from_buffer_into(*state_, base, offsets, lengths, cut, nullptr);
+}
+
+SparseBatch Chunk2Sparse::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                      const std::vector<std::uint64_t>& lengths, double cut, const ListRows& into) {
+    return from_buffer_into(*state_, base, offsets, lengths, cut, &into);
 }
 
 SparseBatch Chunk2Sparse::from_frames(const std::vector<ByteView>& frames, double cut) {
-    return state_->run_batch(frames.size(), cut, state_->options.on_error,
+    return state_->run_batch(frames.size(), cut, state_->options.on_error, nullptr,
                              [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
                                  return state_->list_dense(frames[f], cut, v, idx, w);
                              });

@@ -57,7 +57,7 @@ public:
     // Runs `list` (engine.list_chunk or list_dense) for each frame with its powder row; a bad
     // frame reported (OnError::report) keeps a zero row, whatever it had summed.
     template <class ListFrame>
-    IntegratedBatch run(std::size_t nframes, double cut, OnError on_error, ListFrame&& list) {
+    IntegratedBatch run(std::size_t nframes, double cut, OnError on_error, const ListRows* into, ListFrame&& list) {
         const std::size_t asize = accumulator_size(acc);
         std::uint8_t* rows = powder.reserve(nframes * bins * asize);
         std::memset(rows, 0, nframes * bins * asize);
@@ -71,7 +71,7 @@ public:
             });
         };
         const auto forget_frame = [&](std::size_t f) { std::memset(rows + f * bins * asize, 0, bins * asize); };
-        const SparseBatch sparse = engine.run_batch(nframes, cut, on_error, list_frame, forget_frame);
+        const SparseBatch sparse = engine.run_batch(nframes, cut, on_error, into, list_frame, forget_frame);
         return {sparse, {nframes, bins, acc, rows, scale}};
     }
 
@@ -111,25 +111,48 @@ void Chunk2SparseCSC::set_top_pixels(std::optional<std::size_t> howmany, std::op
     state_->engine.top = detail::TopPixelsRule(howmany, std::move(thresholds));
 }
 
+namespace {
+
+IntegratedBatch multi_into(detail::Integrator& s, const std::vector<ByteView>& chunks, double cut, const ListRows* into) {
+    return s.run(chunks.size(), cut, s.engine.options.on_error, into,
+                 [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
+                     return s.engine.list_chunk(chunks[f], cut, v, idx, w, each);
+                 });
+}
+
+IntegratedBatch from_buffer_into(detail::Integrator& s, ByteView base, const std::vector<std::uint64_t>& offsets,
+                                 const std::vector<std::uint64_t>& lengths, double cut, const ListRows* into) {
+    detail::check_buffer_counts(offsets, lengths);
+    return s.run(offsets.size(), cut, s.engine.options.on_error, into,
+                 [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
+                     return s.engine.list_chunk(detail::chunk_in_buffer(base, offsets[f], lengths[f]), cut, v, idx, w,
+                                                each);
+                 });
+}
+
+}  // namespace
+
 IntegratedBatch Chunk2SparseCSC::multi(const std::vector<ByteView>& chunks, double cut) {
-    return state_->run(chunks.size(), cut, state_->engine.options.on_error,
-                       [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
-                           return state_->engine.list_chunk(chunks[f], cut, v, idx, w, each);
-                       });
+    return multi_into(*state_, chunks, cut, nullptr);
+}
+
+IntegratedBatch Chunk2SparseCSC::multi(const std::vector<ByteView>& chunks, double cut, const ListRows& into) {
+    return multi_into(*state_, chunks, cut, &into);
 }
 
 IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                              const std::vector<std::uint64_t>& lengths, double cut) {
-    detail::check_buffer_counts(offsets, lengths);
-    return state_->run(offsets.size(), cut, state_->engine.options.on_error,
-                       [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
-                           return state_->engine.list_chunk(detail::chunk_in_buffer(base, offsets[f], lengths[f]), cut,
-                                                            v, idx, w, each);
-                       });
+    return from_buffer_into(*state_, base, offsets, lengths, cut, nullptr);
+}
+
+IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                             const std::vector<std::uint64_t>& lengths, double cut,
+                                             const ListRows& into) {
+    return from_buffer_into(*state_, base, offsets, lengths, cut, &into);
 }
 
 IntegratedBatch Chunk2SparseCSC::from_frames(const std::vector<ByteView>& frames, double cut) {
-    return state_->run(frames.size(), cut, state_->engine.options.on_error,
+    return state_->run(frames.size(), cut, state_->engine.options.on_error, nullptr,
                        [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
                            return state_->engine.list_dense(frames[f], cut, v, idx, w, each);
                        });
@@ -138,7 +161,7 @@ IntegratedBatch Chunk2SparseCSC::from_frames(const std::vector<ByteView>& frames
 IntegratedFrame Chunk2SparseCSC::operator()(ByteView chunk, double cut) {
     // One frame always throws, whatever options.on_error says for batches.
     const IntegratedBatch b = state_->run(
-        1, cut, OnError::throw_first, [&](std::size_t, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
+        1, cut, OnError::throw_first, nullptr, [&](std::size_t, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each) {
             return state_->engine.list_chunk(chunk, cut, v, idx, w, each);
         });
     return {b.sparse.frame(0), b.powder};

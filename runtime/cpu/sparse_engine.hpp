@@ -153,21 +153,25 @@ public:
     // that throws: with OnError::throw_first the call throws its frame_error (the first such
     // frame's); with OnError::report (unless memory ran out, which is no fault of the frame's)
     // the frame gets 0 pixels, forget_frame(f) clears what else it left (a powder row), and its
-    // code and message go in the batch.
+    // code and message go in the batch. The lists go into the caller's rows when `into` is
+    // given (ListRows), else into this engine's buffers.
     template <class ListFrame, class ForgetFrame = NoFrameWork>
-    SparseBatch run_batch(std::size_t nframes, double cut, OnError on_error, ListFrame&& list_frame,
-                          ForgetFrame&& forget_frame = {}) {
+    SparseBatch run_batch(std::size_t nframes, double cut, OnError on_error, const ListRows* into,
+                          ListFrame&& list_frame, ForgetFrame&& forget_frame = {}) {
+        if (into) check_list_rows(*into, nframes, npix, type);
         npixels.assign(nframes, 0);
         last_cut.assign(nframes, cut);
         last_nabove.assign(nframes, 0);
         codes.assign(nframes, ErrorCode::ok);
         bad.clear();
-        std::uint8_t* v = values.reserve(nframes * npix * bpp);
-        auto* idx = reinterpret_cast<std::uint32_t*>(indices.reserve(nframes * npix * sizeof(std::uint32_t)));
+        const std::size_t row = into ? into->row_length : npix;
+        std::uint8_t* v = into ? static_cast<std::uint8_t*>(into->values) : values.reserve(nframes * npix * bpp);
+        auto* idx = into ? into->indices
+                         : reinterpret_cast<std::uint32_t*>(indices.reserve(nframes * npix * sizeof(std::uint32_t)));
         pool.run(nframes, [&](std::size_t f, unsigned worker) {
             try {
-                std::uint8_t* fv = v + f * npix * bpp;
-                std::uint32_t* fi = idx + f * npix;
+                std::uint8_t* fv = v + f * row * bpp;
+                std::uint32_t* fi = idx + f * row;
                 npixels[f] = keep_top(f, fv, fi, list_frame(f, fv, fi, worker), cut);
             } catch (const std::exception& e) {
                 Error error = frame_error(f, e);
@@ -182,7 +186,7 @@ public:
             }
         });
         std::sort(bad.begin(), bad.end(), [](const FrameError& a, const FrameError& b) { return a.frame < b.frame; });
-        return {nframes, npix, npixels.data(), v, idx, type, codes.data(), bad.data(), bad.size(), last_cut.data(),
+        return {nframes, row, npixels.data(), v, idx, type, codes.data(), bad.data(), bad.size(), last_cut.data(),
                 last_nabove.data()};
     }
 };

@@ -1,7 +1,9 @@
-// What a call wants back: the lists on the host (the default), and optionally the dense frames
-// or the powders in device arrays (decompress, integrate) instead of on the host.
+// What a call wants back: the lists on the host (the default; in the caller's rows when it gives
+// them), and optionally the dense frames or the powders in device arrays (decompress, integrate)
+// instead of on the host.
 #pragma once
 #include "bslz4/cuda/device_array.hpp"
+#include "bslz4/sparse_result.hpp"
 
 namespace bslz4::cuda::detail {
 
@@ -9,6 +11,7 @@ struct CallOutputs {
     bool lists = true;
     DeviceArray* dense = nullptr;
     DeviceArray* powders = nullptr;
+    const ListRows* rows = nullptr;  // the lists' rows; null: the collector's own
 };
 
 }  // namespace bslz4::cuda::detail

@@ -23,9 +23,19 @@ SparseBatch Chunk2Sparse::multi(const std::vector<ByteView>& chunks, double cut)
     return state_->run(chunks.size(), cut, ChunkSource(of_vector), state_->on_error());
 }
 
+SparseBatch Chunk2Sparse::multi(const std::vector<ByteView>& chunks, double cut, const ListRows& into) {
+    const auto of_vector = [&](std::size_t f) { return chunks[f]; };
+    return state_->run(chunks.size(), cut, ChunkSource(of_vector), state_->on_error(), {}, nullptr, &into);
+}
+
 SparseBatch Chunk2Sparse::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                       const std::vector<std::uint64_t>& lengths, double cut) {
     return state_->run_buffer(base, offsets, lengths, cut);
+}
+
+SparseBatch Chunk2Sparse::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                      const std::vector<std::uint64_t>& lengths, double cut, const ListRows& into) {
+    return state_->run_buffer(base, offsets, lengths, cut, &into);
 }
 
 DeviceArray Chunk2Sparse::decompress(const std::vector<ByteView>& chunks) {
@@ -40,6 +50,11 @@ void Chunk2Sparse::set_top_pixels(std::optional<std::size_t> howmany, std::optio
 SparseBatch Chunk2Sparse::from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
                                       const std::vector<std::uint64_t>& lengths, double cut) {
     return state_->run_device(device_ptr, offsets, lengths, cut);
+}
+
+SparseBatch Chunk2Sparse::from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                      const std::vector<std::uint64_t>& lengths, double cut, const ListRows& into) {
+    return state_->run_device(device_ptr, offsets, lengths, cut, &into);
 }
 
 DeviceArray Chunk2Sparse::decompress_from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,

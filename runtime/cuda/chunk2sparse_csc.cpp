@@ -22,9 +22,22 @@ IntegratedBatch Chunk2SparseCSC::multi(const std::vector<ByteView>& chunks, doub
     return {b, state_->powders(chunks.size())};
 }
 
+IntegratedBatch Chunk2SparseCSC::multi(const std::vector<ByteView>& chunks, double cut, const ListRows& into) {
+    const auto of_vector = [&](std::size_t f) { return chunks[f]; };
+    const SparseBatch b = state_->run(chunks.size(), cut, ChunkSource(of_vector), state_->on_error(), {}, nullptr, &into);
+    return {b, state_->powders(chunks.size())};
+}
+
 IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                              const std::vector<std::uint64_t>& lengths, double cut) {
     const SparseBatch b = state_->run_buffer(base, offsets, lengths, cut);
+    return {b, state_->powders(offsets.size())};
+}
+
+IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                             const std::vector<std::uint64_t>& lengths, double cut,
+                                             const ListRows& into) {
+    const SparseBatch b = state_->run_buffer(base, offsets, lengths, cut, &into);
     return {b, state_->powders(offsets.size())};
 }
 
@@ -50,6 +63,13 @@ DeviceArray Chunk2SparseCSC::decompress(const std::vector<ByteView>& chunks) {
 IntegratedBatch Chunk2SparseCSC::from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
                                              const std::vector<std::uint64_t>& lengths, double cut) {
     const SparseBatch b = state_->run_device(device_ptr, offsets, lengths, cut);
+    return {b, state_->powders(offsets.size())};
+}
+
+IntegratedBatch Chunk2SparseCSC::from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                             const std::vector<std::uint64_t>& lengths, double cut,
+                                             const ListRows& into) {
+    const SparseBatch b = state_->run_device(device_ptr, offsets, lengths, cut, &into);
     return {b, state_->powders(offsets.size())};
 }
 

@@ -223,12 +223,14 @@ void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes) {
 }
 
 SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, OnError on_error,
-                           const std::vector<FrameError>& known_bad, DeviceChunks* on_device) {
+                           const std::vector<FrameError>& known_bad, DeviceChunks* on_device, const ListRows* rows) {
     CallGuard guard(caller_);
     ScopedContext scope(ctx_);
+    CallOutputs outputs = outputs_;
+    outputs.rows = rows;
+    collector_.begin(nframes, cut, outputs);  // first: it checks the caller's rows
     status_.begin(nframes, on_error);
     for (const FrameError& e : known_bad) status_.mark_bad(e.frame, e.code, e.message);
-    collector_.begin(nframes, cut, outputs_);
     // What the upload sees: a frame found bad on the host is an empty chunk, which the kernels
     // find short and skip (its verdict is the one marked; the collector reads the real chunks).
     const auto screened_lookup = [&](std::size_t f) {
@@ -285,7 +287,7 @@ SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, 
 }
 
 SparseBatch GpuEngine::run_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
-                                  const std::vector<std::uint64_t>& lengths, double cut) {
+                                  const std::vector<std::uint64_t>& lengths, double cut, const ListRows* rows) {
     std::vector<FrameError> outside;
     if (options_.on_error == OnError::report) {
         bslz4::detail::check_buffer_counts(offsets, lengths);
@@ -303,7 +305,7 @@ SparseBatch GpuEngine::run_buffer(ByteView base, const std::vector<std::uint64_t
         const bool inside = offsets[f] <= base.size && lengths[f] <= base.size - offsets[f];
         return inside ? ByteView(base.data + offsets[f], static_cast<std::size_t>(lengths[f])) : ByteView(base.data, 0);
     };
-    return run(offsets.size(), cut, ChunkSource(in_buffer), options_.on_error, outside);
+    return run(offsets.size(), cut, ChunkSource(in_buffer), options_.on_error, outside, nullptr, rows);
 }
 
 double GpuEngine::time_kernels(const std::vector<ByteView>& chunks, double cut, unsigned repeats) {
@@ -378,13 +380,13 @@ void check_device_codec(Codec codec) {
 }  // namespace
 
 SparseBatch GpuEngine::run_device(std::uint64_t base, const std::vector<std::uint64_t>& offsets,
-                                  const std::vector<std::uint64_t>& lengths, double cut) {
+                                  const std::vector<std::uint64_t>& lengths, double cut, const ListRows* rows) {
     CallGuard guard(caller_);
     check_device_codec(options_.codec);
     ScopedContext scope(ctx_);
     DeviceChunks on_device(base, offsets, lengths, ctx_.ordinal(), options_.on_error == OnError::report);
     const auto read_back = [&](std::size_t f) { return on_device.host_copy(f); };
-    return run(offsets.size(), cut, ChunkSource(read_back), options_.on_error, on_device.outside(), &on_device);
+    return run(offsets.size(), cut, ChunkSource(read_back), options_.on_error, on_device.outside(), &on_device, rows);
 }
 
 DeviceArray GpuEngine::run_device_to_device(std::uint64_t base, const std::vector<std::uint64_t>& offsets,

@@ -60,17 +60,18 @@ public:
     // OnError::report is returned bad (bslz4/frame_status.hpp); `known_bad` are frames the
     // caller found bad already (reporting calls), their chunks never read.
     // With `on_device`, the chunks are on the device already and `chunks` reads them back (only
-    // what the host must see).
+    // what the host must see). With `rows`, the lists go into the caller's rows (ListRows).
     SparseBatch run(std::size_t nframes, double cut, ChunkSource chunks, OnError on_error,
-                    const std::vector<FrameError>& known_bad = {}, DeviceChunks* on_device = nullptr);
+                    const std::vector<FrameError>& known_bad = {}, DeviceChunks* on_device = nullptr,
+                    const ListRows* rows = nullptr);
     // from_buffer: the chunks at offsets[f], lengths[f] of `base`, with the options' on_error. A
     // chunk outside `base` throws before any frame is decoded, or is a bad frame (bad_argument).
     SparseBatch run_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
-                           const std::vector<std::uint64_t>& lengths, double cut);
+                           const std::vector<std::uint64_t>& lengths, double cut, const ListRows* rows = nullptr);
     // from_device: chunk f is lengths[f] bytes at device address base + offsets[f], with the
     // options' on_error (a chunk outside base's allocation throws first, or is a bad frame).
     SparseBatch run_device(std::uint64_t base, const std::vector<std::uint64_t>& offsets,
-                           const std::vector<std::uint64_t>& lengths, double cut);
+                           const std::vector<std::uint64_t>& lengths, double cut, const ListRows* rows = nullptr);
     Powder powders(std::size_t nframes) const { return collector_.powders(nframes); }
     // Grows now what calls of up to `frames` chunks of up to `chunk_bytes` bytes would grow on
     // their first run (Chunk2Sparse::reserve): each slot's staging, device chunks and LZ4

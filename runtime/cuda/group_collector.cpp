@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "argument_checks.hpp"
 #include "bslz4/error.hpp"
 
 namespace bslz4::cuda::detail {
@@ -39,9 +40,13 @@ void GroupCollector::begin(std::size_t nframes, double cut, const CallOutputs& o
     last_cut_.assign(nframes, cut);
     last_nabove_.assign(nframes, 0);
     thresholds_ = top_.active() ? top_.thresholds_for(cut) : std::vector<double>{};
-    if (outputs.lists) {
-        values_.reserve(nframes * format_.npix * format_.bpp);
-        indices_.reserve(nframes * format_.npix * 4);
+    rows_ = ListRows();
+    if (outputs.lists && outputs.rows) {
+        bslz4::detail::check_list_rows(*outputs.rows, nframes, format_.npix, format_.type);
+        rows_ = *outputs.rows;
+    } else if (outputs.lists) {
+        rows_ = {values_.reserve(nframes * format_.npix * format_.bpp),
+                 reinterpret_cast<std::uint32_t*>(indices_.reserve(nframes * format_.npix * 4)), format_.npix, nframes};
     }
     if (powder_spec_.matrix && !outputs.powders) powders_.reserve(nframes * powder_spec_.row_bytes());
 }
@@ -76,7 +81,7 @@ void GroupCollector::queue_downloads(GroupSlot& s, std::size_t first, std::size_
 void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults& faults) {
     if (!s.pending) return;
     s.pending = false;
-    const std::size_t bpp = format_.bpp, npix = format_.npix, cap = format_.cap;
+    const std::size_t bpp = format_.bpp, cap = format_.cap;
     const CUstream st = s.stream.get();
     check(driver().cuStreamSynchronize(st), "cuStreamSynchronize");
     const auto* status = reinterpret_cast<const std::uint32_t*>(s.status_host.data());
@@ -145,8 +150,8 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
                 std::memset(powders_.data() + f * powder_spec_.row_bytes(), 0, powder_spec_.row_bytes());
             continue;
         }
-        std::memcpy(values_.data() + f * npix * bpp, h.values, h.npixels * bpp);
-        std::memcpy(reinterpret_cast<std::uint32_t*>(indices_.data()) + f * npix, h.indices, h.npixels * 4);
+        std::memcpy(static_cast<std::uint8_t*>(rows_.values) + f * rows_.row_length * bpp, h.values, h.npixels * bpp);
+        std::memcpy(rows_.indices + f * rows_.row_length, h.indices, h.npixels * 4);
         npixels_[f] = h.npixels;
         last_cut_[f] = h.last_cut;
         last_nabove_[f] = h.last_nabove;
@@ -155,17 +160,17 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
     // One capture, so handing the copies to the threads allocates nothing.
     const struct {
         const std::uint64_t *counts, *starts;
-        std::size_t first, cap, npix, bpp, index_at;
+        std::size_t first, cap, row, bpp, index_at;
         const std::uint8_t* lists;
         std::uint8_t* values;
         std::uint32_t* indices;
-    } job{counts, starts, s.first, cap, npix, bpp, index_at, s.lists_host.data(), values_.data(),
-          reinterpret_cast<std::uint32_t*>(indices_.data())};
+    } job{counts, starts, s.first, cap, rows_.row_length, bpp, index_at, s.lists_host.data(),
+          static_cast<std::uint8_t*>(rows_.values), rows_.indices};
     const auto copy = [&job](std::size_t k, unsigned) {
         const std::size_t f = job.first + k, n = job.counts[k];
         if (n > job.cap) return;
-        std::memcpy(job.values + f * job.npix * job.bpp, job.lists + job.starts[k] * job.bpp, n * job.bpp);
-        std::memcpy(job.indices + f * job.npix, job.lists + job.index_at + job.starts[k] * 4, n * 4);
+        std::memcpy(job.values + f * job.row * job.bpp, job.lists + job.starts[k] * job.bpp, n * job.bpp);
+        std::memcpy(job.indices + f * job.row, job.lists + job.index_at + job.starts[k] * 4, n * 4);
     };
     // Shared out only when the copies outweigh waking the threads.
     if (s.count > 1 && total * (bpp + 4) >= kParallelListBytes)
@@ -175,8 +180,7 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
 }
 
 SparseBatch GroupCollector::lists(std::size_t nframes) const {
-    return {nframes, format_.npix, npixels_.data(), values_.data(),
-            reinterpret_cast<const std::uint32_t*>(indices_.data()), format_.type, status_.codes(), status_.bad(),
+    return {nframes, rows_.row_length, npixels_.data(), rows_.values, rows_.indices, format_.type, status_.codes(), status_.bad(),
             status_.nbad(), last_cut_.data(), last_nabove_.data()};
 }
 

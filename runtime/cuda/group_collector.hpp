@@ -31,7 +31,8 @@ public:
     // The rule the device applied, which the host applies to the frames it lists.
     void set_top_pixels(const bslz4::detail::TopPixelsRule& rule);
 
-    // A call of `nframes` frames begins: room for its results.
+    // A call of `nframes` frames begins: room for its results (the caller's rows, checked, when
+    // outputs.rows is given).
     void begin(std::size_t nframes, double cut, const CallOutputs& outputs);
     // Queued behind the group's kernels: its powders, statuses, counts and list offsets.
     void queue_downloads(GroupSlot& s, std::size_t first, std::size_t count);
@@ -56,6 +57,7 @@ private:
     CallOutputs outputs_;
     double cut_ = 0;
     bslz4::detail::HostBuffer values_, indices_;
+    ListRows rows_;  // where the call's lists go: the caller's rows, or values_ and indices_
     std::vector<std::size_t> npixels_;
     // Top pixels: the call's levels, and each frame's final cut and pixels above it (SparseBatch
     // last_cut, last_nabove).

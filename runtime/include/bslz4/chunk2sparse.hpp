@@ -50,6 +50,11 @@ public:
     SparseBatch multi(const std::vector<ByteView>& chunks, double cut);
     SparseBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                             const std::vector<std::uint64_t>& lengths, double cut);
+    // The same, the lists written into the caller's rows (ListRows, sparse_result.hpp) rather
+    // than into this object's buffers: no copy to make of them afterwards.
+    SparseBatch multi(const std::vector<ByteView>& chunks, double cut, const ListRows& into);
+    SparseBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                            const std::vector<std::uint64_t>& lengths, double cut, const ListRows& into);
     CooFrame coo(ByteView chunk, double cut);
     // Dense frames (ni*nj pixels each) instead of chunks.
     SparseBatch from_frames(const std::vector<ByteView>& frames, double cut);

@@ -53,6 +53,10 @@ public:
     IntegratedBatch multi(const std::vector<ByteView>& chunks, double cut);
     IntegratedBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                 const std::vector<std::uint64_t>& lengths, double cut);
+    // The lists into the caller's rows, as Chunk2Sparse's (the powders stay this object's).
+    IntegratedBatch multi(const std::vector<ByteView>& chunks, double cut, const ListRows& into);
+    IntegratedBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                const std::vector<std::uint64_t>& lengths, double cut, const ListRows& into);
     IntegratedCoo coo(ByteView chunk, double cut);
     IntegratedBatch from_frames(const std::vector<ByteView>& frames, double cut);
 

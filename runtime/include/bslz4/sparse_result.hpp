@@ -76,6 +76,22 @@ private:
     }
 };
 
+// Rows the caller owns, for a batch's lists (a Python package's arrays, a program's own
+// buffers): frame f's values start at entry f * row_length of `values` (entries of the pixel
+// type), its indices at entry f * row_length of `indices`; room for `rows` frames, and
+// row_length at least ni*nj (a frame may list every pixel). A call given them writes each list
+// there once, instead of into the object's buffers to be copied out again, and the SparseBatch
+// it returns points there (row_length = this row_length). A call may use a row's first ni*nj
+// entries as it likes (what follows a frame's npixels is unspecified) and writes nothing past
+// them, nor into rows past its frames. Refused (bad_argument) when a pointer is null or misaligned for its type,
+// row_length is short of ni*nj or there are fewer rows than frames.
+struct ListRows {
+    void* values = nullptr;
+    std::uint32_t* indices = nullptr;
+    std::size_t row_length = 0;
+    std::size_t rows = 0;
+};
+
 // An owned copy of one frame's list, in coordinates.
 struct CooFrame {
     std::size_t npixels = 0;

@@ -67,6 +67,12 @@ public:
     SparseBatch multi(const std::vector<ByteView>& chunks, double cut);
     SparseBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                             const std::vector<std::uint64_t>& lengths, double cut);
+    // The same, the lists downloaded into the caller's rows (ListRows, bslz4/sparse_result.hpp)
+    // while the later groups of the call are still on the GPU, rather than into this object's
+    // buffers: no copy to make of them after the call (from_device takes them too).
+    SparseBatch multi(const std::vector<ByteView>& chunks, double cut, const ListRows& into);
+    SparseBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                            const std::vector<std::uint64_t>& lengths, double cut, const ListRows& into);
     CooFrame coo(ByteView chunk, double cut);
     // The dense frames (nframes, ni, nj), left on the GPU in a new array owned by the caller.
     DeviceArray decompress(const std::vector<ByteView>& chunks);
@@ -80,6 +86,8 @@ public:
     // bit; lz4 chunks only (zstd chunks are decoded on the host: hand them to multi).
     SparseBatch from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
                             const std::vector<std::uint64_t>& lengths, double cut);
+    SparseBatch from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                            const std::vector<std::uint64_t>& lengths, double cut, const ListRows& into);
     DeviceArray decompress_from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
                                        const std::vector<std::uint64_t>& lengths);
 

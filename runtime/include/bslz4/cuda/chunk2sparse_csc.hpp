@@ -24,6 +24,10 @@ public:
     IntegratedBatch multi(const std::vector<ByteView>& chunks, double cut);
     IntegratedBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                 const std::vector<std::uint64_t>& lengths, double cut);
+    // The lists into the caller's rows, as Chunk2Sparse's (the powders stay this object's).
+    IntegratedBatch multi(const std::vector<ByteView>& chunks, double cut, const ListRows& into);
+    IntegratedBatch from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
+                                const std::vector<std::uint64_t>& lengths, double cut, const ListRows& into);
     IntegratedCoo coo(ByteView chunk, double cut);
     // Left on the GPU, in new arrays owned by the caller: powders (nframes, bins) of acc's type,
     // and dense frames (nframes, ni, nj).
@@ -32,6 +36,8 @@ public:
     // As bslz4::cuda::Chunk2Sparse::from_device: chunks already in GPU memory.
     IntegratedBatch from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
                                 const std::vector<std::uint64_t>& lengths, double cut);
+    IntegratedBatch from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
+                                const std::vector<std::uint64_t>& lengths, double cut, const ListRows& into);
     DeviceArray integrate_from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
                                       const std::vector<std::uint64_t>& lengths);
     DeviceArray decompress_from_device(std::uint64_t device_ptr, const std::vector<std::uint64_t>& offsets,
