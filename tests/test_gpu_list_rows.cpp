@@ -68,9 +68,10 @@ TEST_CASE("GPU multi and from_buffer into the caller's rows equal the CPU for gr
 TEST_CASE("the GPU CSC class lists into the caller's rows and gives the CPU's powders", "[gpu][list_rows][integrate]") {
     const test::Stack s = test::eiger_stack(211, 307, PixelType::u32, 21);
     const std::size_t npix = s.ni * s.nj;
-    const IntegrationMatrix m = normalise_matrix(test::random_csr(33, npix, 1.5, 3).input());
-    cuda::Chunk2SparseCSC gpu(s.mask, s.ni, s.nj, s.type, m, Accumulator::f64, {2, 5, cuda::Unblock::gpu, -1, Codec::lz4});
-    Chunk2SparseCSC cpu(s.mask, s.ni, s.nj, s.type, m, Accumulator::f64);
+    // Fixed-point weights: i64 sums are exact, so the powders compare bit for bit.
+    const IntegrationMatrix m = fixed_point_matrix(normalise_matrix(test::random_csr(33, npix, 1.5, 3).input()), s.type);
+    cuda::Chunk2SparseCSC gpu(s.mask, s.ni, s.nj, s.type, m, Accumulator::i64, {2, 5, cuda::Unblock::gpu, -1, Codec::lz4});
+    Chunk2SparseCSC cpu(s.mask, s.ni, s.nj, s.type, m, Accumulator::i64);
     const IntegratedBatch want = cpu.multi(s.views(), 4.0);
     ListRowsBuffer rows(21, npix + 2, npix, s.type);
     const IntegratedBatch got = gpu.multi(s.views(), 4.0, rows.rows());
