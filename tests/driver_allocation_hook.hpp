@@ -1,6 +1,6 @@
 #pragma once
 // Stands between the library and the driver's allocation entry points while it lives: counts
-// the device (cuMemAlloc) and pinned host (cuMemHostAlloc) allocations the library makes, and
+// the device (cuMemAlloc) and pinned host (cuMemHostAlloc, cuMemHostRegister) allocations the library makes, and
 // can refuse them as a GPU or a host short of memory does, whatever else holds memory at the time.
 // It also records each device pointer the driver freed (cuMemFree succeeding, on any thread),
 // so a test can see memory freed exactly once.
@@ -35,6 +35,7 @@ public:
         s.freed.clear();
         s.device_alloc = api_.cuMemAlloc;
         s.host_alloc = api_.cuMemHostAlloc;
+        s.host_register = api_.cuMemHostRegister;
         s.device_free = api_.cuMemFree;
         api_.cuMemAlloc = [](CUdeviceptr* p, std::size_t n) {
             ++state().device_count;
@@ -44,6 +45,10 @@ public:
         api_.cuMemHostAlloc = [](void** p, std::size_t n, unsigned flags) {
             ++state().host_count;
             return state().refuse.pinned ? CUDA_ERROR_OUT_OF_MEMORY : state().host_alloc(p, n, flags);
+        };
+        api_.cuMemHostRegister = [](void* p, std::size_t n, unsigned flags) {
+            ++state().host_count;
+            return state().refuse.pinned ? CUDA_ERROR_OUT_OF_MEMORY : state().host_register(p, n, flags);
         };
         api_.cuMemFree = [](CUdeviceptr p) {
             const CUresult r = state().device_free(p);
@@ -57,6 +62,7 @@ public:
     ~DriverAllocationHook() {
         api_.cuMemAlloc = state().device_alloc;
         api_.cuMemHostAlloc = state().host_alloc;
+        api_.cuMemHostRegister = state().host_register;
         api_.cuMemFree = state().device_free;
     }
     DriverAllocationHook(const DriverAllocationHook&) = delete;
@@ -81,6 +87,7 @@ private:
         Refuse refuse = Refuse::nothing();
         decltype(cuda::detail::DriverApi::cuMemAlloc) device_alloc = nullptr;
         decltype(cuda::detail::DriverApi::cuMemHostAlloc) host_alloc = nullptr;
+        decltype(cuda::detail::DriverApi::cuMemHostRegister) host_register = nullptr;
         decltype(cuda::detail::DriverApi::cuMemFree) device_free = nullptr;
         std::size_t device_count = 0, host_count = 0;
         std::size_t device_bytes = 0;  // asked for, refused ones included

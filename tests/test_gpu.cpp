@@ -1154,6 +1154,7 @@ TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pagea
         cuda::Chunk2SparseCSC c(s.mask, s.ni, s.nj, s.type, m, Accumulator::i64);
         cuda::PinnedHostMemory buffer(total);  // pageable too: staged like any caller memory
         CHECK_FALSE(buffer.pinned());
+        CHECK_FALSE(cuda::PinnedHostMemory(std::size_t{40} << 20).pinned());  // large: mapped, registering refused
         // No pinned rate to give, rather than the pageable one under the pinned name.
         CHECK(test::code_thrown_by([] { cuda::copy_bandwidth(cuda::Copy::pinned_to_device, 1 << 20); }) ==
               ErrorCode::out_of_memory);
@@ -1176,7 +1177,9 @@ TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pagea
     cuda::Chunk2Sparse again(s.mask, s.ni, s.nj, s.type);
     require_same(again.multi(s.views(), 2.0), cpu.multi(s.views(), 2.0));
     CHECK(cuda::PinnedHostMemory(4096).pinned());
+    CHECK(cuda::PinnedHostMemory(std::size_t{40} << 20).pinned());
     CHECK(cuda::copy_bandwidth(cuda::Copy::pinned_to_device, 1 << 20) > 0);
+    CHECK(cuda::copy_bandwidth(cuda::Copy::pinned_to_device, std::size_t{64} << 20) > 0);  // registered huge pages
 }
 
 TEST_CASE("reserve grows the staging and device buffers before the first call, which then allocates no device memory; "

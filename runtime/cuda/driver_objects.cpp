@@ -1,5 +1,8 @@
 #include "driver_objects.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdio>
 #include <new>
@@ -34,16 +37,59 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes, const char* what) : size_(bytes) {
     mem_ = DriverHandle<CUdeviceptr, DeviceMemoryRelease>(p);
 }
 
-TransferBuffer::TransferBuffer(std::size_t bytes, const char* what, unsigned flags) : size_(bytes) {
+namespace {
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+// Buffers from this size on are RegisteredMemory; smaller ones are not worth a mapping.
+constexpr std::size_t kRegisterFrom = std::size_t{8} << 20;
+
+// A refusal to lock memory (a host short of lockable memory, a driver that will not), which
+// falls back; any other failure (no context, a broken one) is an error.
+bool refusal(CUresult r) {
+    return r == CUDA_ERROR_OUT_OF_MEMORY || r == CUDA_ERROR_NOT_PERMITTED || r == CUDA_ERROR_NOT_SUPPORTED ||
+           r == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+}
+
+}  // namespace
+
+bool RegisteredRelease::release(MappedRange r) {
+    // Unlocked first: unmapping locked pages would leave the driver's record of them dangling.
+    if (driver().cuMemHostUnregister(r.data) != CUDA_SUCCESS) return false;
+    munmap(r.data, r.bytes);
+    return true;
+}
+
+RegisteredMemory register_mapped(std::size_t bytes, const char* what) {
+    const std::size_t mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return {};  // cuMemHostAlloc decides
+    (void)madvise(p, mapped, MADV_HUGEPAGE);  // a hint: without huge pages it still works, slower
+    // Faulted in before the driver locks it: a write a page (one fault a huge page).
+    const long page = sysconf(_SC_PAGESIZE);
+    const std::size_t step = page > 0 ? static_cast<std::size_t>(page) : 4096;
+    auto* at = static_cast<volatile std::uint8_t*>(p);
+    for (std::size_t b = 0; b < mapped; b += step) at[b] = 0;
+    const CUresult r = driver().cuMemHostRegister(p, mapped, CU_MEMHOSTREGISTER_PORTABLE);
+    if (r != CUDA_SUCCESS) {
+        munmap(p, mapped);
+        if (!refusal(r)) check(r, std::string("cuMemHostRegister(") + what + ", " + megabytes(bytes) + ")");
+        return {};
+    }
+    return RegisteredMemory(MappedRange{static_cast<std::uint8_t*>(p), mapped});
+}
+
+TransferBuffer::TransferBuffer(std::size_t bytes, const char* what) : size_(bytes) {
+    if (bytes >= kRegisterFrom) {
+        registered_ = register_mapped(bytes, what);
+        if (registered_) return;
+    }
     void* p = nullptr;
-    const CUresult r = driver().cuMemHostAlloc(&p, bytes ? bytes : 1, flags);
+    const CUresult r = driver().cuMemHostAlloc(&p, bytes ? bytes : 1, CU_MEMHOSTALLOC_PORTABLE);
     if (r == CUDA_SUCCESS) {
         pinned_ = DriverHandle<void*, PinnedMemoryRelease>(p);
         return;
     }
-    // Only a refusal falls back; any other failure (no context, a broken one) is an error.
-    if (r != CUDA_ERROR_OUT_OF_MEMORY && r != CUDA_ERROR_NOT_PERMITTED && r != CUDA_ERROR_NOT_SUPPORTED)
-        check(r, std::string("cuMemHostAlloc(") + what + ", " + megabytes(bytes) + ")");
+    if (!refusal(r)) check(r, std::string("cuMemHostAlloc(") + what + ", " + megabytes(bytes) + ")");
     const std::string refused = failure_text(r, std::string("cuMemHostAlloc(") + what + ", " + megabytes(bytes) + ")");
     static std::atomic<bool> warned{false};
     if (!warned.exchange(true))

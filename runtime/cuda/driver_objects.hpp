@@ -48,20 +48,42 @@ private:
     std::size_t size_ = 0;
 };
 
+// Anonymous memory mapped by the library and page-locked by the driver (cuMemHostRegister):
+// released by unlocking, then unmapping.
+struct MappedRange {
+    std::uint8_t* data = nullptr;
+    std::size_t bytes = 0;
+    bool operator!=(const MappedRange& o) const { return data != o.data; }
+    explicit operator bool() const { return data != nullptr; }
+};
+struct RegisteredRelease {
+    static constexpr const char* name = "cuMemHostUnregister";
+    static bool release(MappedRange r);
+};
+using RegisteredMemory = DriverHandle<MappedRange, RegisteredRelease>;
+// `bytes` mapped on transparent huge pages where the kernel gives them, faulted in, then
+// locked (portable). Made so because pinning is a fixed cost a job waits for: on the H200 host
+// 256 MB take 0.06 s this way against 0.12-0.14 s through cuMemHostAlloc, which maps and locks
+// 4 kB pages one by one. Empty when the driver refuses to lock it.
+RegisteredMemory register_mapped(std::size_t bytes, const char* what);
+
 // Host memory for copies to and from the GPU: page-locked (pinned) when the driver gives it,
-// for DMA at full PCIe speed and truly asynchronous copies. When the driver refuses (a host
-// short of lockable memory), pageable memory instead, after a one-time warning on stderr: the
-// copies are then slower and block the host, but every result is the same. `flags` are
-// cuMemHostAlloc's (CU_MEMHOSTALLOC_PORTABLE: pinned for every context, not only the current).
+// for DMA at full PCIe speed and truly asynchronous copies; a large buffer as RegisteredMemory,
+// a small one from cuMemHostAlloc. When the driver refuses (a host short of lockable memory),
+// pageable memory instead, after a one-time warning on stderr: the copies are then slower and
+// block the host, but every result is the same. Pinned memory is every context's (portable).
 class TransferBuffer {
 public:
     TransferBuffer() = default;
-    explicit TransferBuffer(std::size_t bytes, const char* what, unsigned flags = 0);
-    std::uint8_t* data() const { return pinned_ ? static_cast<std::uint8_t*>(pinned_.get()) : pageable_.get(); }
+    explicit TransferBuffer(std::size_t bytes, const char* what);
+    std::uint8_t* data() const {
+        return registered_ ? registered_.get().data : pinned_ ? static_cast<std::uint8_t*>(pinned_.get()) : pageable_.get();
+    }
     std::size_t size() const { return size_; }
-    bool pinned() const { return static_cast<bool>(pinned_); }
+    bool pinned() const { return registered_ || pinned_; }
 
 private:
+    RegisteredMemory registered_;
     DriverHandle<void*, PinnedMemoryRelease> pinned_;
     std::unique_ptr<std::uint8_t[]> pageable_;
     std::size_t size_ = 0;

@@ -51,7 +51,7 @@ struct PinnedHostMemory::State {
     TransferBuffer buffer;
     State(std::size_t bytes, int device) : ctx(device) {
         ScopedContext scope(ctx);
-        buffer = TransferBuffer(bytes, "pinned host memory", CU_MEMHOSTALLOC_PORTABLE);
+        buffer = TransferBuffer(bytes, "pinned host memory");
         // Pageable memory (the driver refused to pin) is staged like any other caller memory.
         if (buffer.pinned()) register_pinned(buffer.data(), bytes);
     }
