@@ -52,12 +52,12 @@ struct SparseJob {
     // Positional reads of chunks at once (1 to 16); 0: 2 on the CPU, 2 + 2 a GPU on GPUs (the
     // GPUs decode faster than two threads read a page-cached file).
     unsigned reader_threads = 0;
-    // On GPUs, the ring's slots in ordinary memory (each GPU object copies a batch into pinned
-    // staging of its own, made once), or in pinned memory (uploaded by DMA straight from there).
-    // Pinning costs a fixed time per byte (1.6 to 2.1 GB/s on the H200 host: 0.2 s more for a
-    // ring of six dense batches), which the faster loop of a pinned ring wins back only on scans
-    // of several thousand frames; the bench measures both.
-    bool pinned_ring = false;
+    // On GPUs, the ring's slots in pinned memory (uploaded by DMA straight from there: the
+    // default), or in ordinary memory (each GPU object copies a batch into pinned staging of its
+    // own). Pinning costs a fixed time per byte, 6.8 GB/s on the H200 host since pinned memory is
+    // made on huge pages (1.6 to 2.2 GB/s before, when the ordinary ring was the quicker on a
+    // 1,000-frame scan); the bench measures both.
+    bool pinned_ring = true;
     // Decoder objects on each GPU, a thread each: while one copies its batch into staging and
     // lists on the host, another's kernels run.
     unsigned objects_per_gpu = 2;
@@ -96,15 +96,6 @@ struct SparseSummary {
     bool unmasked = false;
     std::vector<std::string> mask_looked_for;  // unmasked for want of a pixel_mask: the paths looked at
     unsigned reader_threads = 0;
-    // On GPUs, the ring's slots in ordinary memory (each GPU object copies a batch into pinned
-    // staging of its own, made once), or in pinned memory (uploaded by DMA straight from there).
-    // Pinning costs a fixed time per byte (1.6 to 2.1 GB/s on the H200 host: 0.2 s more for a
-    // ring of six dense batches), which the faster loop of a pinned ring wins back only on scans
-    // of several thousand frames; the bench measures both.
-    bool pinned_ring = false;
-    // Decoder objects on each GPU, a thread each: while one copies its batch into staging and
-    // lists on the host, another's kernels run.
-    unsigned objects_per_gpu = 2;
     JobTimes times;
     // Frames written as bad (job.on_error = report), and the first few of them.
     std::size_t bad_frames = 0;
