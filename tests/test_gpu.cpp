@@ -1231,6 +1231,45 @@ TEST_CASE("reserve grows the staging and device buffers before the first call, w
     REQUIRE(std::memcmp(g.powder.data, c.powder.data, 40 * 20 * 8) == 0);
 }
 
+TEST_CASE("reserve for chunks in pinned memory grows no staging; from_buffer from pinned memory then allocates no device "
+          "memory, and a call from ordinary memory still grows its staging",
+          "[gpu][memory][pinned]") {
+    const Stack s = eiger_stack(300, 517, PixelType::u16, 40);
+    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    const SparseBatch want = cpu.multi(s.views(), 3.0);
+    std::vector<std::uint64_t> offsets, lengths;
+    std::size_t total = 0, longest = 0;
+    for (const auto& c : s.chunks) {
+        offsets.push_back(total);
+        lengths.push_back(c.size());
+        total += c.size();
+        longest = std::max(longest, c.size());
+    }
+    cuda::PinnedHostMemory pinned(total);
+    REQUIRE(pinned.pinned());
+    for (std::size_t f = 0; f < s.chunks.size(); ++f) std::memcpy(pinned.data() + offsets[f], s.chunks[f].data(), lengths[f]);
+    cuda::Chunk2Sparse for_pinned(s.mask, s.ni, s.nj, s.type), for_pageable(s.mask, s.ni, s.nj, s.type);
+    std::size_t host_pinned = 0, host_pageable = 0;
+    {
+        test::DriverAllocationHook counter;
+        for_pinned.reserve(40, longest, cuda::ChunkMemory::pinned);
+        host_pinned = counter.host_count();
+    }
+    {
+        test::DriverAllocationHook counter;
+        for_pageable.reserve(40, longest, cuda::ChunkMemory::pageable);
+        host_pageable = counter.host_count();
+    }
+    CHECK(host_pinned < host_pageable);  // the staging buffers
+    {
+        test::DriverAllocationHook counter;
+        require_same(for_pinned.from_buffer(ByteView(pinned.data(), total), offsets, lengths, 3.0), want);
+        CHECK(counter.device_count() == 0);
+    }
+    require_same(for_pinned.multi(s.views(), 3.0), want);  // ordinary memory: staging grown now
+    require_same(for_pageable.from_buffer(ByteView(pinned.data(), total), offsets, lengths, 3.0), want);
+}
+
 TEST_CASE("a device allocation refused in the middle of a call is an out_of_memory Error naming it, reporting or not, "
           "never frames quietly skipped; the object works once memory is back", "[gpu][memory]") {
     const std::size_t ni = 512, nj = 512, n = ni * nj;  // u32: 1 MB frames

@@ -141,10 +141,13 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
 #if BSLZ4_HAVE_CUDA
 // Once the chunk index gives the largest batch, the object grows its staging and device buffers
 // for it here, on its own thread, instead of in its first batch.
+// A pinned ring's batches are uploaded from where they are: no staging is grown for them.
 template <class Object>
-Decoder reserved_gpu_decoder(std::string name, std::shared_ptr<Object> o, double cut, const std::shared_future<std::size_t>& batch_bytes) {
+Decoder reserved_gpu_decoder(std::string name, std::shared_ptr<Object> o, double cut, const std::shared_future<std::size_t>& batch_bytes,
+                             bool pinned_ring) {
     const std::size_t bytes = batch_bytes.get();
-    if (bytes) o->reserve(kBatchFrames, bytes / kBatchFrames + 16);
+    if (bytes)
+        o->reserve(kBatchFrames, bytes / kBatchFrames + 16, pinned_ring ? cuda::ChunkMemory::pinned : cuda::ChunkMemory::pageable);
     return chunk_decoder(std::move(name), std::move(o), cut);
 }
 
@@ -155,9 +158,9 @@ Decoder make_gpu_decoder(const SparseJob& job, const ScanInput& scan, const std:
     o.thresholds = job.thresholds;
     const std::string name = "GPU " + std::to_string(device);
     return matrix ? reserved_gpu_decoder(name, std::make_shared<cuda::Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o),
-                                         job.cut, batch_bytes)
+                                         job.cut, batch_bytes, job.pinned_ring)
                   : reserved_gpu_decoder(name, std::make_shared<cuda::Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o), job.cut,
-                                         batch_bytes);
+                                         batch_bytes, job.pinned_ring);
 }
 #endif
 

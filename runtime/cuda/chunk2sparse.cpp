@@ -62,7 +62,9 @@ DeviceArray Chunk2Sparse::decompress_from_device(std::uint64_t device_ptr, const
     return state_->run_device_to_device(device_ptr, offsets, lengths, true);
 }
 
-void Chunk2Sparse::reserve(std::size_t frames, std::size_t chunk_bytes) { state_->reserve(frames, chunk_bytes); }
+void Chunk2Sparse::reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory chunks) {
+    state_->reserve(frames, chunk_bytes, chunks);
+}
 
 CooFrame Chunk2Sparse::coo(ByteView chunk, double cut) { return make_coo((*this)(chunk, cut), state_->nj()); }
 

@@ -87,7 +87,9 @@ void Chunk2SparseCSC::set_top_pixels(std::optional<std::size_t> howmany, std::op
     state_->set_top_pixels(bslz4::detail::TopPixelsRule(howmany, std::move(thresholds)));
 }
 
-void Chunk2SparseCSC::reserve(std::size_t frames, std::size_t chunk_bytes) { state_->reserve(frames, chunk_bytes); }
+void Chunk2SparseCSC::reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory chunks) {
+    state_->reserve(frames, chunk_bytes, chunks);
+}
 
 std::size_t Chunk2SparseCSC::last_host() const { return state_->host_frames(); }
 std::size_t Chunk2SparseCSC::cap() const { return state_->cap(); }

@@ -200,7 +200,7 @@ std::size_t GpuEngine::group_frames(std::size_t g, std::size_t first, std::size_
     return count;
 }
 
-void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes) {
+void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory chunks) {
     CallGuard guard(caller_);
     ScopedContext scope(ctx_);
     // No longer lz4 chunk is ever uploaded (FrameFaults::before_upload); a zstd chunk uploads
@@ -216,7 +216,7 @@ void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes) {
     }
     for (std::size_t k = 0; k < slots_.size(); ++k) {
         if (!most[k]) continue;
-        staging_.reserve(slots_[k], most[k], chunk_bytes);
+        if (chunks == ChunkMemory::pageable || options_.codec != Codec::lz4) staging_.reserve(slots_[k], most[k], chunk_bytes);
         upload_.reserve(slots_[k], most[k], chunk_bytes);
     }
     collector_.reserve(frames);

@@ -75,8 +75,9 @@ public:
     Powder powders(std::size_t nframes) const { return collector_.powders(nframes); }
     // Grows now what calls of up to `frames` chunks of up to `chunk_bytes` bytes would grow on
     // their first run (Chunk2Sparse::reserve): each slot's staging, device chunks and LZ4
-    // sequences for the largest group it would take, and the host result arrays.
-    void reserve(std::size_t frames, std::size_t chunk_bytes);
+    // sequences for the largest group it would take, and the host result arrays; no staging for
+    // lz4 chunks in pinned memory.
+    void reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory chunks);
     // decompress / integrate: the dense frames or the powders of chunks, left on the device.
     DeviceArray run_to_device(std::size_t nframes, bool frames, ChunkSource chunks, DeviceChunks* on_device = nullptr);
     // decompress_from_device / integrate_from_device.

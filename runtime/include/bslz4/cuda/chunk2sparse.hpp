@@ -26,6 +26,11 @@ class GpuEngine;
 
 enum class Unblock { gpu, cpu };  // who walks the chunks' block headers
 
+// Where the chunks of the calls to come will lie (reserve): ordinary memory, copied into the
+// object's pinned staging; or pinned memory (PinnedHostMemory, given to from_buffer), uploaded
+// by DMA from where it is, so lz4 chunks need no staging (zstd chunks are restaged anyway).
+enum class ChunkMemory { pageable, pinned };
+
 struct Chunk2SparseOptions {
     // Frames decoded together (their dense frames held on the GPU). 0: as many as fit in 3/4 of
     // the L2 cache when that is at least 8, else 64; at most 64; frames and lists of a batch
@@ -102,8 +107,9 @@ public:
     // buffers for them and their LZ4 sequences, and the host arrays of the results; so the
     // first call is as quick as the next. Takes what those calls would take, and nothing
     // shrinks; a call with larger chunks or more frames still grows what it needs. (zstd: what
-    // a chunk uploads is set by the frame, whatever the chunk's length.)
-    void reserve(std::size_t frames, std::size_t chunk_bytes);
+    // a chunk uploads is set by the frame, whatever the chunk's length.) Chunks in pinned memory
+    // (ChunkMemory::pinned) skip the staging.
+    void reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory chunks = ChunkMemory::pageable);
 
     // Frames of the last call with more than cap() pixels, listed on the host instead.
     std::size_t last_host() const;

@@ -45,7 +45,7 @@ public:
     // As bslz4::cuda::Chunk2Sparse::set_top_pixels; the powder always integrates the whole frame.
     void set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds = std::nullopt);
     // As bslz4::cuda::Chunk2Sparse::reserve, the powders' host array too.
-    void reserve(std::size_t frames, std::size_t chunk_bytes);
+    void reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory chunks = ChunkMemory::pageable);
 
     std::size_t last_host() const;
     std::size_t cap() const;
