@@ -1402,6 +1402,14 @@ TEST_CASE("integrate and decompress leave their results on the GPU, in arrays th
     cuda::Chunk2Sparse plain(s.mask, ni, nj, s.type);
     const auto again = plain.decompress(s.views()).to_host();
     REQUIRE(again == dense);
+    // copy_to_host: straight into the caller's memory, which must hold the whole array
+    std::vector<std::uint8_t> room(frames.bytes() + 3, 0xAB);
+    frames.copy_to_host(room.data(), room.size());
+    REQUIRE(std::equal(dense.begin(), dense.end(), room.begin()));
+    REQUIRE(room.back() == 0xAB);
+    REQUIRE_THROWS_WITH(frames.copy_to_host(room.data(), frames.bytes() - 1),
+                        Catch::Contains(std::to_string(frames.bytes() - 1) + " bytes of room"));
+    cuda::DeviceArray().copy_to_host(nullptr, 0);  // an empty array: nothing to copy
     // the object still lists after a device-resident call
     require_same(gpu.multi(s.views(), 1.0).sparse, want.sparse);
 }

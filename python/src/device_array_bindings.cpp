@@ -6,7 +6,6 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
-#include <cstring>
 #include <string>
 
 #include "bslz4/cuda/device_array.hpp"
@@ -99,16 +98,16 @@ py::dict cuda_array_interface(const DeviceArray& a) {
 }
 
 py::array to_host(const DeviceArray& a) {
-    std::vector<std::uint8_t> bytes;
-    {
-        py::gil_scoped_release nogil;
-        bytes = a.to_host();
-    }
     std::vector<py::ssize_t> shape(a.shape().begin(), a.shape().end());
     py::array out(py::dtype(numpy_name(a.dtype())), shape);
-    if (static_cast<std::size_t>(out.nbytes()) != bytes.size())
+    if (static_cast<std::size_t>(out.nbytes()) != a.bytes())
         throw Error(ErrorCode::bad_argument, "internal: a device array's bytes do not fit its shape");
-    if (!bytes.empty()) std::memcpy(out.mutable_data(), bytes.data(), bytes.size());
+    void* data = out.mutable_data();
+    const auto room = static_cast<std::size_t>(out.nbytes());
+    {
+        py::gil_scoped_release nogil;
+        a.copy_to_host(data, room);
+    }
     return out;
 }
 

@@ -1,6 +1,5 @@
 // bslz4_device_array: arrays left on the GPU, and device buffers made from host bytes (chunks
 // for the _from_device calls).
-#include <cstring>
 #include <string>
 
 #include "c_arguments.hpp"
@@ -99,8 +98,7 @@ int bslz4_device_array_copy_to_host(const bslz4_device_array* array, void* out, 
             throw CFailure(BSLZ4_E_OUTPUT_TOO_SMALL, "output of " + std::to_string(out_bytes) + " bytes for an array of " +
                                                          std::to_string(a.bytes()) + " bytes");
         if (a.bytes()) require(out, "out");
-        const std::vector<std::uint8_t> host = a.to_host();
-        if (!host.empty()) std::memcpy(out, host.data(), host.size());
+        a.copy_to_host(out, out_bytes);
         return BSLZ4_OK;
     });
 }

@@ -74,12 +74,20 @@ int DeviceArray::device() const { return state_ ? state_->ctx.ordinal() : -1; }
 
 std::vector<std::uint8_t> DeviceArray::to_host() const {
     std::vector<std::uint8_t> out(bytes());
-    if (out.empty()) return out;
+    copy_to_host(out.data(), out.size());
+    return out;
+}
+
+void DeviceArray::copy_to_host(void* out, std::size_t out_bytes) const {
+    if (out_bytes < bytes())
+        throw Error(ErrorCode::bad_argument, "copy_to_host: " + std::to_string(out_bytes) + " bytes of room for a " +
+                                                 std::to_string(bytes()) + "-byte device array");
+    if (bytes() == 0) return;
+    if (!out) throw Error(ErrorCode::bad_argument, "copy_to_host: a null output pointer");
     detail::ScopedContext scope(state_->ctx);
-    detail::check(detail::driver().cuMemcpyDtoHAsync(out.data(), state_->buffer.get(), out.size(), nullptr),
+    detail::check(detail::driver().cuMemcpyDtoHAsync(out, state_->buffer.get(), bytes(), nullptr),
                   "cuMemcpyDtoH(device array)");
     detail::check(detail::driver().cuCtxSynchronize(), "cuCtxSynchronize");
-    return out;
 }
 
 DLManagedTensor* DeviceArray::to_dlpack() const { return export_tensor<DLManagedTensor>(state_, "to_dlpack"); }

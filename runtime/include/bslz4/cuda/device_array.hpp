@@ -30,6 +30,9 @@ public:
     std::size_t bytes() const;
     int device() const;
     std::vector<std::uint8_t> to_host() const;  // a copy, for checks and small arrays
+    // The whole array copied into the caller's `out` (at least bytes() long, else an Error,
+    // bad_argument), with no copy between.
+    void copy_to_host(void* out, std::size_t out_bytes) const;
 
     // DLPack views of the whole array (C order, kDLCUDA on device()), writable, sharing the
     // memory with this array and with each other: it is freed once, when the last of them
