@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "bslz4/byte_view.hpp"
 #include "bslz4/pixel_type.hpp"
 #include "bslz4/sparse_result.hpp"
+#include "gpu_comparison.hpp"
 
 namespace bslz4::test {
 
@@ -49,5 +52,39 @@ private:
     std::vector<std::uint64_t> values_;  // 8-byte aligned, for every pixel type
     std::vector<std::uint32_t> indices_;
 };
+
+// Chunks, and the same chunks one after another in one buffer (a byte between), for multi and
+// from_buffer alike.
+struct ChunkBuffer {
+    explicit ChunkBuffer(std::vector<std::vector<std::uint8_t>> c) : chunks(std::move(c)) {
+        for (const auto& chunk : chunks) {
+            base.push_back(0xEE);
+            offsets.push_back(base.size());
+            lengths.push_back(chunk.size());
+            base.insert(base.end(), chunk.begin(), chunk.end());
+        }
+    }
+    std::vector<ByteView> views() const { return {chunks.begin(), chunks.end()}; }
+
+    std::vector<std::vector<std::uint8_t>> chunks;
+    std::vector<std::uint8_t> base;
+    std::vector<std::uint64_t> offsets, lengths;
+};
+
+// `decoder`'s multi into rows longer than a frame (and one row more than the frames), then its
+// from_buffer into rows of exactly a frame each: both batches land in their rows, write nothing
+// past a frame's pixels, and equal `want` bit for bit.
+template <class Decoder>
+void require_lists_in_rows(Decoder& decoder, const ChunkBuffer& s, double cut, const SparseBatch& want, std::size_t npix,
+                           PixelType type) {
+    ListRowsBuffer longer(s.chunks.size() + 1, npix + 3, npix, type);
+    const SparseBatch got = decoder.multi(s.views(), cut, longer.rows());
+    REQUIRE(longer.misplaced(got).empty());
+    require_same(got, want);
+    ListRowsBuffer exact(s.chunks.size(), npix, npix, type);
+    const SparseBatch from = decoder.from_buffer(s.base, s.offsets, s.lengths, cut, exact.rows());
+    REQUIRE(exact.misplaced(from).empty());
+    require_same(from, want);
+}
 
 }  // namespace bslz4::test

@@ -26,14 +26,7 @@ TEST_CASE("GPU multi and from_buffer into the caller's rows equal the CPU for gr
         INFO(pixel_type_name(t));
         const test::Stack s = test::eiger_stack(300, 517, t, 40);
         const std::size_t npix = s.ni * s.nj;
-        std::vector<std::uint8_t> base;
-        std::vector<std::uint64_t> offsets, lengths;
-        for (const auto& c : s.chunks) {
-            base.push_back(0xEE);
-            offsets.push_back(base.size());
-            lengths.push_back(c.size());
-            base.insert(base.end(), c.begin(), c.end());
-        }
+        const test::ChunkBuffer chunks(s.chunks);
         bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, t);
         for (const cuda::Chunk2SparseOptions& o :
              {cuda::Chunk2SparseOptions{}, cuda::Chunk2SparseOptions{3, 7, cuda::Unblock::gpu, -1, Codec::lz4},
@@ -43,14 +36,7 @@ TEST_CASE("GPU multi and from_buffer into the caller's rows equal the CPU for gr
             for (double cut : {3.0, -1e12}) {  // -1e12: every pixel, each frame above cap and listed on the host
                 INFO("cut " << cut);
                 const SparseBatch want = cpu.multi(s.views(), cut);
-                ListRowsBuffer rows(41, npix + 3, npix, t);
-                const SparseBatch got = gpu.multi(s.views(), cut, rows.rows());
-                REQUIRE(rows.misplaced(got).empty());
-                require_same(got, want);
-                ListRowsBuffer rows2(40, npix, npix, t);
-                const SparseBatch from = gpu.from_buffer(base, offsets, lengths, cut, rows2.rows());
-                REQUIRE(rows2.misplaced(from).empty());
-                require_same(from, want);
+                test::require_lists_in_rows(gpu, chunks, cut, want, npix, t);
                 // The object's own buffers again afterwards.
                 require_same(gpu.multi(s.views(), cut), want);
             }

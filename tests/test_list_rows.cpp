@@ -22,23 +22,11 @@ namespace {
 const PixelType kAllTypes[] = {PixelType::u8,  PixelType::u16, PixelType::u32, PixelType::u64, PixelType::i8,
                                PixelType::i16, PixelType::i32, PixelType::i64, PixelType::f32, PixelType::f64};
 
-struct Frames {
+test::ChunkBuffer random_frames(PixelType t, std::size_t npix, std::size_t frames) {
     std::vector<std::vector<std::uint8_t>> chunks;
-    std::vector<std::uint8_t> base;  // the chunks one after another, a byte apart
-    std::vector<std::uint64_t> offsets, lengths;
-    std::vector<ByteView> views() const { return {chunks.begin(), chunks.end()}; }
-};
-
-Frames random_frames(PixelType t, std::size_t npix, std::size_t frames) {
-    Frames out;
-    for (std::uint32_t f = 0; f < frames; ++f) {
-        out.chunks.push_back(encode_chunk(test::random_pixels_for(t, npix, 60 + f), pixel_size(t)));
-        out.base.push_back(0xEE);
-        out.offsets.push_back(out.base.size());
-        out.lengths.push_back(out.chunks.back().size());
-        out.base.insert(out.base.end(), out.chunks.back().begin(), out.chunks.back().end());
-    }
-    return out;
+    for (std::uint32_t f = 0; f < frames; ++f)
+        chunks.push_back(encode_chunk(test::random_pixels_for(t, npix, 60 + f), pixel_size(t)));
+    return test::ChunkBuffer(std::move(chunks));
 }
 
 }  // namespace
@@ -50,21 +38,12 @@ TEST_CASE("multi and from_buffer list into the caller's rows exactly what they l
     const std::vector<std::uint8_t> mask = test::random_mask(npix, 5);
     for (PixelType t : kAllTypes) {
         INFO(pixel_type_name(t));
-        const Frames s = random_frames(t, npix, 9);
+        const test::ChunkBuffer s = random_frames(t, npix, 9);
         for (unsigned threads : {1u, 4u}) {
             Chunk2Sparse sparse(mask, ni, nj, t, {Codec::lz4, threads});
             Chunk2Sparse own(mask, ni, nj, t, {Codec::lz4, threads});
-            for (double cut : {3.0, -1e30}) {  // -1e30: every pixel the mask allows
-                const SparseBatch want = own.multi(s.views(), cut);
-                ListRowsBuffer rows(11, npix + 5, npix, t);
-                const SparseBatch got = sparse.multi(s.views(), cut, rows.rows());
-                REQUIRE(rows.misplaced(got).empty());
-                require_same(got, want);
-                ListRowsBuffer rows2(9, npix, npix, t);
-                const SparseBatch from = sparse.from_buffer(s.base, s.offsets, s.lengths, cut, rows2.rows());
-                REQUIRE(rows2.misplaced(from).empty());
-                require_same(from, want);
-            }
+            for (double cut : {3.0, -1e30})  // -1e30: every pixel the mask allows
+                test::require_lists_in_rows(sparse, s, cut, own.multi(s.views(), cut), npix, t);
             sparse.set_top_pixels(10);
             own.set_top_pixels(10);
             ListRowsBuffer rows(9, npix + 1, npix, t);
@@ -79,7 +58,7 @@ TEST_CASE("the CSC class lists into the caller's rows and still gives its powder
     const std::size_t ni = 17, nj = 23, npix = ni * nj;
     const std::vector<std::uint8_t> mask = test::random_mask(npix, 8);
     const IntegrationMatrix m = normalise_matrix(test::random_csr(19, npix, 1.5, 4).input());
-    const Frames s = random_frames(PixelType::u32, npix, 7);
+    const test::ChunkBuffer s = random_frames(PixelType::u32, npix, 7);
     Chunk2SparseCSC csc(mask, ni, nj, PixelType::u32, m);
     Chunk2SparseCSC own(mask, ni, nj, PixelType::u32, m);
     const IntegratedBatch want = own.multi(s.views(), 2.0);
@@ -99,7 +78,7 @@ TEST_CASE("caller's rows that are short, too few, null or misaligned are refused
           "[sparse][list_rows]") {
     const std::size_t ni = 8, nj = 9, npix = ni * nj;
     const std::vector<std::uint8_t> mask(npix, 1);
-    const Frames s = random_frames(PixelType::u16, npix, 3);
+    const test::ChunkBuffer s = random_frames(PixelType::u16, npix, 3);
     Chunk2Sparse sparse(mask, ni, nj, PixelType::u16);
     ListRowsBuffer buffer(3, npix, npix, PixelType::u16);
     const ListRows good = buffer.rows();
