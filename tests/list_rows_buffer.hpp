@@ -47,6 +47,17 @@ public:
         return "";
     }
 
+    // Whether every byte still holds the mark (nothing was written).
+    bool untouched() const {
+        const auto* v = reinterpret_cast<const std::uint8_t*>(values_.data());
+        const auto* x = reinterpret_cast<const std::uint8_t*>(indices_.data());
+        for (std::size_t b = 0; b < rows_ * row_length_ * bpp_; ++b)
+            if (v[b] != kMark) return false;
+        for (std::size_t b = 0; b < rows_ * row_length_ * 4; ++b)
+            if (x[b] != kMark) return false;
+        return true;
+    }
+
 private:
     std::size_t rows_, row_length_, npix_, bpp_;
     std::vector<std::uint64_t> values_;  // 8-byte aligned, for every pixel type

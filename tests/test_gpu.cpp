@@ -2,7 +2,12 @@
 // device it prints why and exits 77, which Meson reports as skipped (never a silent pass).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cmath>
@@ -1231,10 +1236,28 @@ TEST_CASE("reserve grows the staging and device buffers before the first call, w
     REQUIRE(std::memcmp(g.powder.data, c.powder.data, 40 * 20 * 8) == 0);
 }
 
+TEST_CASE("pinned memory of 2 MB and more is not copied into a forked child, as cuMemHostAlloc's is not", "[gpu][pinned]") {
+    cuda::PinnedHostMemory large(std::size_t{64} << 20), small(4096);
+    REQUIRE(large.pinned());
+    std::memset(large.data(), 7, large.size());
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        // In the child the range is not mapped: msync says so (ENOMEM) rather than touching it.
+        const bool absent = msync(large.data(), 4096, MS_ASYNC) != 0 && errno == ENOMEM;
+        _exit(absent ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(large.data()[large.size() - 1] == 7);  // the parent's own is untouched
+}
+
 TEST_CASE("reserve for chunks in pinned memory grows no staging; from_buffer from pinned memory then allocates no device "
           "memory, and a call from ordinary memory still grows its staging",
           "[gpu][memory][pinned]") {
-    const Stack s = eiger_stack(300, 517, PixelType::u16, 40);
+    const Stack s = eiger_stack(300, 517, PixelType::u16, 160);  // over 2 MB of chunks: registered huge-page memory
     bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
     const SparseBatch want = cpu.multi(s.views(), 3.0);
     std::vector<std::uint64_t> offsets, lengths;
@@ -1245,6 +1268,7 @@ TEST_CASE("reserve for chunks in pinned memory grows no staging; from_buffer fro
         total += c.size();
         longest = std::max(longest, c.size());
     }
+    REQUIRE(total >= (std::size_t{2} << 20));
     cuda::PinnedHostMemory pinned(total);
     REQUIRE(pinned.pinned());
     for (std::size_t f = 0; f < s.chunks.size(); ++f) std::memcpy(pinned.data() + offsets[f], s.chunks[f].data(), lengths[f]);
@@ -1252,12 +1276,12 @@ TEST_CASE("reserve for chunks in pinned memory grows no staging; from_buffer fro
     std::size_t host_pinned = 0, host_pageable = 0;
     {
         test::DriverAllocationHook counter;
-        for_pinned.reserve(40, longest, cuda::ChunkMemory::pinned);
+        for_pinned.reserve(160, longest, cuda::ChunkMemory::pinned);
         host_pinned = counter.host_count();
     }
     {
         test::DriverAllocationHook counter;
-        for_pageable.reserve(40, longest, cuda::ChunkMemory::pageable);
+        for_pageable.reserve(160, longest, cuda::ChunkMemory::pageable);
         host_pageable = counter.host_count();
     }
     CHECK(host_pinned < host_pageable);  // the staging buffers

@@ -81,7 +81,12 @@ TEST_CASE("caller's rows the GPU call cannot use are refused before anything run
     r = buffer.rows();
     r.indices = nullptr;
     REQUIRE(test::code_thrown_by([&] { gpu.multi(s.views(), 1.0, r); }) == ErrorCode::bad_argument);
+    REQUIRE(buffer.untouched());
     bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    const SparseBatch before = gpu.multi(s.views(), 1.0);
+    r.rows = 4;
+    REQUIRE(test::code_thrown_by([&] { gpu.multi(s.views(), 1.0, r); }) == ErrorCode::bad_argument);
+    require_same(before, cpu.multi(s.views(), 1.0));  // a refused call leaves the last results as they were
     const SparseBatch got = gpu.multi(s.views(), 1.0, buffer.rows());
     REQUIRE(buffer.misplaced(got).empty());
     require_same(got, cpu.multi(s.views(), 1.0));

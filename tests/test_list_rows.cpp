@@ -107,6 +107,18 @@ TEST_CASE("caller's rows that are short, too few, null or misaligned are refused
     r.rows = std::size_t(1) << 62;
     refused(r, "overflow");
     // The rows untouched, and the object still lists into its own and the caller's.
+    REQUIRE(buffer.untouched());
     REQUIRE(buffer.misplaced(sparse.multi(s.views(), 0.0, good)).empty());
     require_same(sparse.multi(s.views(), 0.0, good), sparse.multi(s.views(), 0.0));
+}
+
+TEST_CASE("a call of no frames into no rows is an empty batch, not a division by zero", "[sparse][list_rows]") {
+    const std::size_t ni = 4, nj = 5, npix = ni * nj;
+    Chunk2Sparse sparse(std::vector<std::uint8_t>(npix, 1), ni, nj, PixelType::u64);
+    ListRowsBuffer buffer(1, npix, npix, PixelType::u64);
+    ListRows none = buffer.rows();
+    none.rows = 0;
+    const SparseBatch b = sparse.multi({}, 1.0, none);
+    REQUIRE(b.nframes == 0);
+    REQUIRE(buffer.untouched());
 }

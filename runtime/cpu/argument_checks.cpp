@@ -1,5 +1,6 @@
 #include "argument_checks.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -35,7 +36,7 @@ void check_list_rows(const ListRows& rows, std::size_t nframes, std::size_t npix
         why = "rows of " + std::to_string(rows.row_length) + " entries for frames of " + std::to_string(npix) + " pixels";
     else if (rows.rows < nframes)
         why = std::to_string(rows.rows) + " rows for " + std::to_string(nframes) + " frames";
-    else if (rows.row_length > std::numeric_limits<std::size_t>::max() / 4 / rows.rows)
+    else if (rows.rows != 0 && rows.row_length > std::numeric_limits<std::size_t>::max() / std::max<std::size_t>(bpp, 4) / rows.rows)
         why = std::to_string(rows.rows) + " rows of " + std::to_string(rows.row_length) + " entries overflow a size";
     if (!why.empty()) throw Error(ErrorCode::bad_argument, "list rows: " + why);
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <new>
 
@@ -56,16 +57,49 @@ bool refusal(CUresult r) {
 
 bool RegisteredRelease::release(MappedRange r) {
     // Unlocked first: unmapping locked pages would leave the driver's record of them dangling.
-    if (driver().cuMemHostUnregister(r.data) != CUDA_SUCCESS) return false;
-    munmap(r.data, r.bytes);
-    return true;
+    // Where the driver has no record left (deinitialised, or its context reset by someone
+    // else), the mapping still goes; after any other failure it stays, and the failure is logged.
+    const CUresult u = driver().cuMemHostUnregister(r.data);
+    if (u == CUDA_SUCCESS || u == CUDA_ERROR_DEINITIALIZED || u == CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)
+        munmap(r.data, r.bytes);
+    return u == CUDA_SUCCESS;
 }
+
+namespace {
+
+// Memory the system says it can give without swapping (MemAvailable), or 0 when it does not say.
+std::size_t memory_available() {
+    std::FILE* f = std::fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+    std::fclose(f);
+    return static_cast<std::size_t>(kb) * 1024;
+}
+
+}  // namespace
 
 RegisteredMemory register_mapped(std::size_t bytes, const char* what) {
     const std::size_t mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-    void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return {};  // cuMemHostAlloc decides
+    // Faulting in what the system cannot give would bring the OOM killer, where cuMemHostAlloc
+    // (asked instead) refuses and the buffer falls back to pageable memory.
+    const std::size_t available = memory_available();
+    if (mapped < bytes || (available != 0 && mapped > available / 2)) return {};
+    // One huge page more than needed, so the range can start on a huge-page boundary (kernels
+    // before 6.7 do not align large anonymous mappings).
+    void* raw = mmap(nullptr, mapped + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return {};  // cuMemHostAlloc decides
+    auto* start = static_cast<std::uint8_t*>(raw);
+    const std::size_t head = (kHugePage - reinterpret_cast<std::uintptr_t>(start) % kHugePage) % kHugePage;
+    if (head) munmap(start, head);
+    if (kHugePage - head) munmap(start + head + mapped, kHugePage - head);
+    std::uint8_t* p = start + head;
     (void)madvise(p, mapped, MADV_HUGEPAGE);  // a hint: without huge pages it still works, slower
+    // Not copied into a forked child (as cuMemHostAlloc's memory is not): a fork would otherwise
+    // copy every locked byte at once.
+    (void)madvise(p, mapped, MADV_DONTFORK);
     // Faulted in before the driver locks it: a write a page (one fault a huge page).
     const long page = sysconf(_SC_PAGESIZE);
     const std::size_t step = page > 0 ? static_cast<std::size_t>(page) : 4096;
@@ -77,7 +111,7 @@ RegisteredMemory register_mapped(std::size_t bytes, const char* what) {
         if (!refusal(r)) check(r, std::string("cuMemHostRegister(") + what + ", " + megabytes(bytes) + ")");
         return {};
     }
-    return RegisteredMemory(MappedRange{static_cast<std::uint8_t*>(p), mapped});
+    return RegisteredMemory(MappedRange{p, mapped});
 }
 
 TransferBuffer::TransferBuffer(std::size_t bytes, const char* what) : size_(bytes) {

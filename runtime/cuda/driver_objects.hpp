@@ -61,10 +61,11 @@ struct RegisteredRelease {
     static bool release(MappedRange r);
 };
 using RegisteredMemory = DriverHandle<MappedRange, RegisteredRelease>;
-// `bytes` mapped on transparent huge pages where the kernel gives them, faulted in, then
-// locked (portable). Made so because pinning is a fixed cost a job waits for: on the H200 host
-// 256 MB take 0.06 s this way against 0.12-0.14 s through cuMemHostAlloc, which maps and locks
-// 4 kB pages one by one. Empty when the driver refuses to lock it.
+// `bytes` mapped on transparent huge pages where the kernel gives them (aligned to them), kept
+// out of forked children, faulted in, then locked (portable). Made so because pinning is a
+// fixed cost a job waits for: on the H200 host 256 MB take 0.06 s this way against 0.12-0.14 s
+// through cuMemHostAlloc, which maps and locks 4 kB pages one by one. Empty when the driver
+// refuses to lock it, or when it is more than half the memory the system has available.
 RegisteredMemory register_mapped(std::size_t bytes, const char* what);
 
 // Host memory for copies to and from the GPU: page-locked (pinned) when the driver gives it,

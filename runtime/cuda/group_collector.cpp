@@ -33,6 +33,9 @@ void GroupCollector::reserve(std::size_t nframes) {
 }
 
 void GroupCollector::begin(std::size_t nframes, double cut, const CallOutputs& outputs) {
+    // Refused before anything changes: the last call's results stay as they were.
+    if (outputs.lists && outputs.rows)
+        bslz4::detail::check_list_rows(*outputs.rows, nframes, format_.npix, format_.type);
     outputs_ = outputs;
     cut_ = cut;
     host_frames_ = 0;
@@ -42,7 +45,6 @@ void GroupCollector::begin(std::size_t nframes, double cut, const CallOutputs& o
     thresholds_ = top_.active() ? top_.thresholds_for(cut) : std::vector<double>{};
     rows_ = ListRows();
     if (outputs.lists && outputs.rows) {
-        bslz4::detail::check_list_rows(*outputs.rows, nframes, format_.npix, format_.type);
         rows_ = *outputs.rows;
     } else if (outputs.lists) {
         rows_ = {values_.reserve(nframes * format_.npix * format_.bpp),

@@ -33,7 +33,8 @@ struct SparseFrame {
     }
 };
 
-// nframes lists; row f of values and indices (row_length = ni*nj entries each) holds frame f's.
+// nframes lists; row f of values and indices (row_length entries each: ni*nj, or the caller's
+// ListRows row_length) holds frame f's.
 struct SparseBatch {
     std::size_t nframes = 0;
     std::size_t row_length = 0;

@@ -3,8 +3,10 @@
 // straight from there; other chunks are first staged through the object's own pinned buffers.
 // Where the driver refuses to pin (a host short of lockable memory), these are pageable memory
 // instead, after a one-time warning on stderr: slower copies, the same results.
-// The memory is pinned for every device's context (CU_MEMHOSTALLOC_PORTABLE), not only
-// `device`'s: GPU objects on any device take it by DMA, so one buffer can feed several GPUs.
+// The memory is pinned for every device's context (portable), not only `device`'s: GPU
+// objects on any device take it by DMA, so one buffer can feed several GPUs. From 2 MB on it is
+// mapped on transparent huge pages and registered with the driver (quicker to make than
+// cuMemHostAlloc's), and, as cuMemHostAlloc's, not copied into a forked child.
 #pragma once
 #include <cstddef>
 #include <cstdint>
