@@ -3,7 +3,8 @@ from_buffer, coo, set_top_pixels, last_cut / last_nabove, and the arrays they re
 
 The arrays are this object's own, grown when a call has more frames than any before and reused
 otherwise (so, as in the seed, the next call overwrites what a call returned: copy what you
-keep). The C++ classes' results are copied into them, the listed pixels only."""
+keep). The C++ classes list straight into them (bslz4::ListRows); a call that fails part way
+may have overwritten some rows while npixels still holds the last good call's counts."""
 import numpy as np
 
 from . import _arguments
