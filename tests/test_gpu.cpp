@@ -27,6 +27,7 @@
 #include "driver_allocation_hook.hpp"
 #include "driver_api.hpp"
 #include "error_codes.hpp"
+#include "pinned_chunks.hpp"
 #include "file_io.hpp"
 #include "gpu_comparison.hpp"
 #include "matrix_support.hpp"
@@ -1260,18 +1261,10 @@ TEST_CASE("reserve for chunks in pinned memory grows no staging; from_buffer fro
     const Stack s = eiger_stack(300, 517, PixelType::u16, 160);  // over 2 MB of chunks: registered huge-page memory
     bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
     const SparseBatch want = cpu.multi(s.views(), 3.0);
-    std::vector<std::uint64_t> offsets, lengths;
-    std::size_t total = 0, longest = 0;
-    for (const auto& c : s.chunks) {
-        offsets.push_back(total);
-        lengths.push_back(c.size());
-        total += c.size();
-        longest = std::max(longest, c.size());
-    }
-    REQUIRE(total >= (std::size_t{2} << 20));
-    cuda::PinnedHostMemory pinned(total);
-    REQUIRE(pinned.pinned());
-    for (std::size_t f = 0; f < s.chunks.size(); ++f) std::memcpy(pinned.data() + offsets[f], s.chunks[f].data(), lengths[f]);
+    const tool::PinnedChunks pinned = tool::pin_chunks(s.views(), 0);
+    REQUIRE(pinned.memory.size() >= (std::size_t{2} << 20));
+    REQUIRE(pinned.memory.pinned());
+    const std::size_t longest = *std::max_element(pinned.lengths.begin(), pinned.lengths.end());
     cuda::Chunk2Sparse for_pinned(s.mask, s.ni, s.nj, s.type), for_pageable(s.mask, s.ni, s.nj, s.type);
     std::size_t host_pinned = 0, host_pageable = 0;
     {
@@ -1287,11 +1280,11 @@ TEST_CASE("reserve for chunks in pinned memory grows no staging; from_buffer fro
     CHECK(host_pinned < host_pageable);  // the staging buffers
     {
         test::DriverAllocationHook counter;
-        require_same(for_pinned.from_buffer(ByteView(pinned.data(), total), offsets, lengths, 3.0), want);
+        require_same(for_pinned.from_buffer(pinned.base(), pinned.offsets, pinned.lengths, 3.0), want);
         CHECK(counter.device_count() == 0);
     }
     require_same(for_pinned.multi(s.views(), 3.0), want);  // ordinary memory: staging grown now
-    require_same(for_pageable.from_buffer(ByteView(pinned.data(), total), offsets, lengths, 3.0), want);
+    require_same(for_pageable.from_buffer(pinned.base(), pinned.offsets, pinned.lengths, 3.0), want);
 }
 
 TEST_CASE("a device allocation refused in the middle of a call is an out_of_memory Error naming it, reporting or not, "
