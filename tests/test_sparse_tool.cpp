@@ -885,6 +885,7 @@ TEST_CASE("bad frames are written with nnz 0 and a zero powder, and listed in ba
     info.type = PixelType::u16;
     info.bins = kBins;
     info.acc = Accumulator::f64;
+    info.flush_seconds = 0;  // flushed after every batch: the snapshot below holds the first
     const std::uint16_t values[2] = {7, 9};
     const std::uint32_t indices[2] = {5, 3 * kNj + 4};
     const SparseFrame good{2, values, indices, PixelType::u16};
@@ -1058,6 +1059,7 @@ TEST_CASE("lists appended in batches across chunk boundaries read back whole wit
         tool::OutputInfo info;
         info.ni = info.nj = 300;
         info.compression = c;
+        info.flush_seconds = 0;  // flushed after every batch: the snapshot below holds the first two
         Lists want;
         std::size_t pixel = 0, snapshot_pixels = 0, snapshot_frames = 0;
         {

@@ -331,6 +331,28 @@ TEST_CASE("a Bliss master's VDS over three LImA files gives each frame's chunk f
     check_against_hdf5(s.master, kMeasurement, s.chunks);
 }
 
+TEST_CASE("where the HDF5 loaded has H5Dchunk_iter every chunk is read by position, past the per-chunk limit too",
+          "[sparse-vds]") {
+    unsigned major = 0, minor = 0, release = 0;
+    H5get_libversion(&major, &minor, &release);
+    // H5Dchunk_iter came with 1.10.10, 1.12.3 and 1.14.0, whatever headers this was built with.
+    const bool has_iter = major > 1 || (major == 1 && (minor > 12 || (minor == 12 && release >= 3) || (minor == 10 && release >= 10)));
+    INFO("HDF5 " << major << "." << minor << "." << release);
+    REQUIRE(tool::chunk_index_in_one_pass() == has_iter);
+    const std::string file = test::temp_path("chunk_iter_scan.h5");
+    const std::vector<Chunk> chunks = frame_chunks(40, 0);
+    tool::write_scan(file, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
+    const tool::ScanInput scan = tool::open_scan(file, "");
+    for (const std::size_t limit : {std::size_t{8192}, std::size_t{10}}) {
+        INFO("per-chunk index limit " << limit);
+        const tool::ChunkIndex index = tool::read_chunk_index(scan.datasets[0].dataset.get(), 0, chunks.size(), file, scan.largest_chunk, limit);
+        REQUIRE(index.sources.size() == 1);
+        CHECK(index.sources[0].by_position == (has_iter || limit >= chunks.size()));
+        check_frames(scan, 0, chunks.size(), chunks, limit);
+        check_frames(scan, 7, 33, chunks, limit);
+    }
+}
+
 TEST_CASE("bslz4 sparse on a Bliss master's VDS writes what it writes for the same frames in one dataset", "[sparse-vds]") {
     const BlissScan s = bliss_scan("vds_sparse");
     const std::string out_vds = s.dir + "/out_vds.h5", out_plain = s.dir + "/out_plain.h5";

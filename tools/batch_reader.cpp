@@ -156,12 +156,15 @@ void BatchReader::work() {
         }
         ReadBatch batch;
         std::exception_ptr error;
+        const auto t0 = std::chrono::steady_clock::now();
         try {
             read_batch(n, batch);
         } catch (...) {
             error = std::current_exception();
         }
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
         std::lock_guard<std::mutex> lock(m_);
+        reading_seconds_ += took.count();
         if (error) {
             errors_[n] = error;
         } else {
@@ -253,6 +256,11 @@ void BatchReader::give_back(const ReadBatch& batch) {
         }
     }
     cv_.notify_all();
+}
+
+double BatchReader::reading_seconds() {
+    std::lock_guard<std::mutex> lock(m_);
+    return reading_seconds_;
 }
 
 void BatchReader::cancel() {

@@ -84,6 +84,8 @@ public:
     void give_back(const ReadBatch& batch);
     // Takes waiting now or later return false.
     void cancel();
+    // Seconds the reader threads spent reading so far, summed over them (the bench's "busy").
+    double reading_seconds();
 
 private:
     void work();
@@ -103,6 +105,7 @@ private:
     std::vector<ReadBatch> slots_;
     std::vector<std::size_t> ready_;  // per slot: the batch it holds, or SIZE_MAX
     std::map<std::size_t, std::exception_ptr> errors_;
+    double reading_seconds_ = 0;
     std::vector<std::thread> threads_;
 };
 

@@ -144,6 +144,9 @@ void print_job(const JobRun& r, double read_frames_per_s, const char* note = "")
                 "last writes and close %.3f s\n",
                 "    fixed costs:", t.open, t.index, t.decoders, t.decoders_wait, t.first_batch, t.first_frames,
                 t.slot_memory, s.reader_threads, t.finish);
+    std::printf("  %-44s reading %.3f s over %u threads, decoding %.3f s over %u, handing on %.3f s, writing %.3f s (of the "
+                "loop's %.3f s)\n",
+                "    busy:", t.reading, s.reader_threads, t.decoding, t.decoder_threads, t.handing, t.writing, t.loop);
     if (s.frames_per_gpu.size() > 1) {
         std::printf("  %-44s", "    frames per GPU:");
         for (std::size_t k = 0; k < s.frames_per_gpu.size(); ++k) std::printf(" %zu", s.frames_per_gpu[k]);

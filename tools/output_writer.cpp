@@ -1,5 +1,6 @@
 #include "output_writer.hpp"
 
+#include <chrono>
 #include <memory>
 #include <utility>
 
@@ -35,6 +36,11 @@ void OutputWriter::finish() {
     if (error_) std::rethrow_exception(error_);
 }
 
+double OutputWriter::writing_seconds() {
+    std::lock_guard<std::mutex> lock(m_);
+    return writing_seconds_;
+}
+
 void OutputWriter::push(std::function<void()> write) {
     std::unique_lock<std::mutex> lock(m_);
     cv_.wait(lock, [&] { return queue_.size() < depth_ || error_; });
@@ -55,13 +61,16 @@ void OutputWriter::work() {
             busy_ = true;
         }
         std::exception_ptr error;
+        const auto t0 = std::chrono::steady_clock::now();
         try {
             const h5::Lock h5lock;
             write();
         } catch (...) {
             error = std::current_exception();
         }
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
         std::lock_guard<std::mutex> lock(m_);
+        writing_seconds_ += took.count();
         busy_ = false;
         if (error) {
             error_ = error;

@@ -30,6 +30,8 @@ public:
     void close_group(bool complete);
     // Returns once everything queued is written; rethrows a write's failure.
     void finish();
+    // Seconds the thread spent writing so far (the bench's "busy").
+    double writing_seconds();
 
 private:
     void push(std::function<void()> write);
@@ -40,6 +42,7 @@ private:
     std::condition_variable cv_;
     std::deque<std::function<void()>> queue_;
     bool busy_ = false, cancel_ = false;
+    double writing_seconds_ = 0;
     std::exception_ptr error_;
     std::thread thread_;  // last: starts once the rest is built
 };

@@ -504,6 +504,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     auto out = std::make_unique<SparseOutput>(job.output, info);
     auto writer = std::make_unique<OutputWriter>(*out, kWritesQueued);  // after out: stops before it goes
     std::vector<std::size_t> frames_by(decoders, 0);
+    std::vector<double> decoding_by(decoders, 0);
     std::vector<Decoder> made;  // the batch decoders hold on to these
     std::vector<std::unique_ptr<BatchDecoder>> batches;
     // Taken once the first part's readers have started, so its first batches are read while the
@@ -529,12 +530,15 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         BatchReader reader(p.index, ring, kBatchFrames, readers);
         take_decoders();
         const DecodeBatch decode = [&](const ReadBatch& batch, std::size_t k) {
+            const auto d0 = Clock::now();
             OutputRows rows = batches[k]->decode(batch, p.d);
             frames_by[k] += rows.frames();  // only decoder k's thread writes here
+            decoding_by[k] += seconds_since(d0);
             return rows;
         };
         bool first = true;
         const SinkRows sink = [&](OutputRows&& rows) {
+            const auto h0 = Clock::now();
             if (first) {
                 times.first_batch += seconds_since(part_start);
                 times.first_frames += rows.frames();
@@ -549,9 +553,11 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
                     summary.first_bad.push_back({scan.datasets[p.d].path, e});
             writer->append(std::move(rows));
             progress.update(summary.frames);
+            times.handing += seconds_since(h0);
             return !stop;
         };
         summary.interrupted = !decode_in_order(reader, decoders, ring.slots(), decode, sink);
+        times.reading += reader.reading_seconds();
         times.loop += seconds_since(part_start);
         writer->close_group(!summary.interrupted);
         if (summary.interrupted) break;
@@ -562,6 +568,9 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         summary.frames_per_gpu.assign(where.devices.size(), 0);
         for (std::size_t k = 0; k < decoders; ++k) summary.frames_per_gpu[k % where.devices.size()] += frames_by[k];
     }
+    for (double s : decoding_by) times.decoding += s;
+    times.decoder_threads = static_cast<unsigned>(decoders);
+    times.writing = writer->writing_seconds();  // before the last writes: the loop's share
     t0 = Clock::now();
     writer->finish();
     writer.reset();

@@ -81,6 +81,13 @@ struct JobTimes {
     double finish = 0;        // the writer's last writes and the file's close
     std::size_t first_frames = 0;  // frames of the first batch of each dataset (not in the steady rate)
     double steady = 0;        // loop - first_batch (summed over datasets)
+    // Where the loop's time went, each stage's busy seconds summed over its threads: the stage
+    // whose busy time nears loop x its threads is the one the others wait for.
+    double reading = 0;   // positional reads into the ring (SparseSummary::reader_threads)
+    double decoding = 0;  // the decoders' calls, and their rows made for the writer (one thread a decoder)
+    double handing = 0;   // the collector thread: spots filter, then handing rows to the writer (waits when it is full)
+    double writing = 0;   // the writer thread's HDF5 appends
+    unsigned decoder_threads = 0;
 };
 
 struct SparseSummary {

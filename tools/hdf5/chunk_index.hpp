@@ -1,10 +1,11 @@
 // Where each frame's chunk of a dataset lies, read once from HDF5's chunk index, so that the
 // chunks can then be read with positional reads by several threads, without HDF5 and its lock.
 //
-// HDF5 1.10 has no call that lists a dataset's chunks in one pass: H5Dget_chunk_info (by index)
-// and H5Dget_chunk_info_by_coord each walk the chunk index from its start, so asking them for
+// HDF5 before 1.10.10 has no call that lists a dataset's chunks in one pass: H5Dget_chunk_info (by
+// index) and H5Dget_chunk_info_by_coord each walk the chunk index from its start, so asking them for
 // every chunk costs n^2 / 2 steps (1.10.8, 20,000 chunks: 7.8 s; 2,000: 0.06 s). Where the
-// library has H5Dchunk_iter (1.12.3, 1.14) the index is one walk. Elsewhere a dataset from which
+// library loaded has H5Dchunk_iter (1.10.10, 1.12.3, 1.14), whatever the headers built against,
+// the index is one walk. Elsewhere a dataset from which
 // at most `per_chunk_limit` frames are wanted is indexed with H5Dget_chunk_info_by_coord; for more
 // it keeps only its chunks' sizes (H5Dget_chunk_storage_size, a B-tree lookup) and its chunks are
 // read through HDF5 (H5Dread_chunk under the library lock) instead of by position.
@@ -60,9 +61,14 @@ struct ChunkIndex {
 // for a virtual dataset.
 std::string chunk_what(const ChunkIndex& index, std::size_t k);
 
+// Whether the HDF5 loaded lists chunks in one pass (H5Dchunk_iter): then every chunk is read by
+// position, however many are wanted.
+bool chunk_index_in_one_pass();
+
 // Frames [a, b) of a dataset of one chunk per frame, or of a virtual dataset whose sources are.
 // Every chunk's extent is checked with h5::check_chunk_extent against its file and largest_valid;
 // a frame never written is an error. The caller holds h5::Lock when other threads may call HDF5.
+
 ChunkIndex read_chunk_index(hid_t dataset, std::size_t a, std::size_t b, const std::string& what, std::uint64_t largest_valid,
                             std::size_t per_chunk_limit);
 

@@ -469,8 +469,11 @@ void SparseOutput::append(const OutputRows& rows) {
     }
     frames_done_ += count;
     pixels_done_ += total;
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - flushed_at_).count() < info_.flush_seconds) return;
     write_attributes(group_.get(), false);
     H5Fflush(file_.get(), H5F_SCOPE_GLOBAL);
+    flushed_at_ = now;
 }
 
 void SparseOutput::close_group(bool complete) {
