@@ -18,7 +18,7 @@ constexpr unsigned kMaxDecodeWarps = 8;
 // Dense frames on the device start every kDenseAlign bytes, so 16-byte stores stay aligned.
 constexpr unsigned kDenseAlign = 256;
 constexpr unsigned kScanThreads = 1024;
-constexpr unsigned kUnblockThreads = 128;
+constexpr unsigned kUnblockThreads = 256;  // unblock: one block a frame, loading its chunk into shared memory
 constexpr unsigned kParseThreads = 128;  // lz4_parse: one thread a block
 constexpr unsigned kParseWarps = 4;      // lz4_parse_warp: one warp a block
 constexpr unsigned kGatherThreads = 256;  // gather: one block a chunk

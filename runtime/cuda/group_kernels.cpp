@@ -98,7 +98,7 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
             const std::uint32_t np = part_end - part_first;
             if (gpu_unblock)
                 launch(unblock_, "bslz4_unblock",
-                       {(np + abi::kUnblockThreads - 1) / abi::kUnblockThreads, 1, abi::kUnblockThreads, 0}, st,
+                       {np, 1, abi::kUnblockThreads, 0}, st,
                        s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>() + part_first,
                        s.chunk_length.as<const std::uint64_t>() + part_first, np, geometry,
                        s.block_offset.as<std::uint64_t>() + std::size_t{part_first} * geometry.n_blocks,
