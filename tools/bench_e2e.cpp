@@ -205,14 +205,17 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
     const std::string scan = dir.path() + "/scan.h5";
     std::vector<std::uint8_t> nexus(stack.mask.size());
     for (std::size_t i = 0; i < nexus.size(); ++i) nexus[i] = stack.mask[i] ? 0 : 1;
-    write_scan(scan, stack.ni, stack.nj, stack.type, o.scan_frames, nexus, stack.chunks);
+    const double chunk_bytes = static_cast<double>(stack.compressed_bytes()) / stack.chunks.size();
+    const std::size_t scan_frames =
+        o.scan_frames ? o.scan_frames : std::max<std::size_t>(1000, static_cast<std::size_t>(std::ceil(o.scan_bytes / chunk_bytes / 100)) * 100);
+    write_scan(scan, stack.ni, stack.nj, stack.type, scan_frames, nexus, stack.chunks);
     const double file_bytes = static_cast<double>(std::filesystem::file_size(scan));
-    std::printf("a scan of %zu frames written to %s in %.1f s: %.0f MB (%.3f MB a frame and a %.1f MB pixel_mask)\n",
-                o.scan_frames, scan.c_str(), since(t0), file_bytes / 1e6,
-                stack.compressed_bytes() / 1e6 / stack.chunks.size(), stack.mask.size() / 1e6);
+    std::printf("a scan of %zu frames%s written to %s in %.1f s: %.0f MB (%.3f MB a frame and a %.1f MB pixel_mask)\n",
+                scan_frames, o.scan_frames ? "" : " (as many as make 2.2 GB, at least 1,000; --scan-frames to choose)", scan.c_str(),
+                since(t0), file_bytes / 1e6, chunk_bytes / 1e6, stack.mask.size() / 1e6);
 
     const double first = read_whole_file(scan), second = read_whole_file(scan);
-    fig.read_frames_per_s = o.scan_frames / second;
+    fig.read_frames_per_s = scan_frames / second;
     std::printf("  %-44s %9.0f frames/s  %6.2f GB/s  (the second of two whole reads, 16 MB each: the page-cached "
                 "rate; the first %.2f GB/s)\n",
                 "reading the file", fig.read_frames_per_s, file_bytes / second / 1e9, file_bytes / first / 1e9);

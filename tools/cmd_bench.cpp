@@ -57,7 +57,8 @@ constexpr const char* kHelp =
     "                  rate, and the job of `bslz4 sparse` on it on the GPU and the CPU: its whole\n"
     "                  call (what a user waits for) and its steady rate (the read-decode-write loop\n"
     "                  after the first batch), each against the read rate, and its fixed costs\n"
-    "  --scan-frames F frames in that scan (default 1000 with a GPU, 100 without; removed after)\n";
+    "  --scan-frames F frames in that scan (default with a GPU: as many as make 2.2 GB, the size of a\n"
+    "                  2,000-frame dense scan, at least 1,000; without: 100; removed after)\n";
 
 using Clock = std::chrono::steady_clock;
 
@@ -413,8 +414,8 @@ int cmd_bench(const Args& raw) {
 #if BSLZ4_HAVE_CUDA
     gpu_present = set.gpu && cuda::available();
 #endif
-    set.e2e_options.scan_frames = static_cast<std::size_t>(args.count("--scan-frames", gpu_present ? 1000 : 100));
-    if (set.e2e_options.scan_frames == 0) throw UsageError("--scan-frames must be at least 1");
+    if (args.has("--scan-frames") && args.count("--scan-frames", 0) == 0) throw UsageError("--scan-frames must be at least 1");
+    set.e2e_options.scan_frames = static_cast<std::size_t>(args.count("--scan-frames", gpu_present ? 0 : 100));
     set.e2e_options.cut = set.cut;
     set.e2e_options.seconds = set.seconds;
     set.e2e_options.gpu = set.gpu;
