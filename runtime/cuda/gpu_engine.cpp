@@ -29,10 +29,11 @@ constexpr unsigned kSlots = 3;
 // pageable memory (H200 host: 16 threads 33,400 frames/s, 8 threads 32,500).
 constexpr unsigned kMaxStagingThreads = 16;
 // Groups of at most this many frames have their block headers walked on the host, whatever
-// options.unblock says: the GPU's walk is one thread a frame (H200: about 230 us for the 1,092
-// headers of a dense Eiger 4M frame, the most of a one-frame call's kernels), the host's about
-// 38 us a frame, beside the copy into staging. Larger groups keep the GPU's walk, which
-// overlaps the other slots' work.
+// options.unblock says: the GPU's walk is one thread block a frame following the chain of 1,092
+// headers of a dense Eiger 4M frame through shared memory (H200: about 180 us whatever the
+// frames, the most of a one-frame call's kernels; 230 us when it was one thread a frame), the
+// host's about 38 us a frame, beside the copy into staging. Larger groups keep the GPU's walk,
+// which overlaps the other slots' work.
 constexpr std::size_t kHostUnblockFrames = 4;
 
 int resolve_device(int requested) {

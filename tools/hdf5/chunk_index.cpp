@@ -55,8 +55,19 @@ herr_t iterate_chunks(ChunkIter iter, hid_t dataset, IterState& state) {
 #else
 using ChunkOp = int (*)(const hsize_t*, unsigned, haddr_t, hsize_t, void*);
 using ChunkIter = herr_t (*)(hid_t, hid_t, ChunkOp, void*);
+// Looked up in the library that holds the HDF5 calls this program makes (the one H5Dopen2 is
+// in), not wherever the name comes first: another HDF5 in the process (a Python package's, say)
+// must not be handed this one's identifiers.
 ChunkIter find_chunk_iter() {
-    static const ChunkIter iter = reinterpret_cast<ChunkIter>(dlsym(RTLD_DEFAULT, "H5Dchunk_iter"));
+    static const ChunkIter iter = [] {
+        Dl_info info{};
+        if (!dladdr(reinterpret_cast<void*>(&H5Dopen2), &info) || !info.dli_fname) return ChunkIter{};
+        void* library = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);  // already loaded: this only finds it
+        if (!library) return ChunkIter{};
+        const auto found = reinterpret_cast<ChunkIter>(dlsym(library, "H5Dchunk_iter"));
+        dlclose(library);  // the library stays: the program is linked with it
+        return found;
+    }();
     return iter;
 }
 herr_t iterate_chunks(ChunkIter iter, hid_t dataset, IterState& state) {
