@@ -755,6 +755,30 @@ TEST_CASE("chunks stored in reverse frame order are read by position and listed 
     check_group(out, "/entry/data/data", want, kFrames);
 }
 
+TEST_CASE("a job's times say where its loop went: each stage busy, and no longer than its threads had",
+          "[sparse-tool][times]") {
+    const std::string scan = temp_path("scan_times.h5"), out = temp_path("out_times.h5");
+    const auto chunks = test_chunks(kFrames);
+    std::vector<hsize_t> order;
+    for (hsize_t f = 0; f < kFrames; ++f) order.push_back(f);
+    write_scan_with_values(scan, H5T_STD_U16LE, {0, 3, 2, 0, 2}, chunks, order);
+    const std::atomic<bool> stop{false};
+    const tool::SparseSummary s = tool::run_sparse_job(cpu_job(scan, out, 2), stop);
+    const tool::JobTimes& t = s.times;
+    REQUIRE(s.frames == kFrames);
+    CHECK(s.reader_threads == 2);
+    CHECK(t.decoder_threads == 1);  // the CPU: one decoder object, its pool inside
+    CHECK(t.reading > 0);
+    CHECK(t.decoding > 0);
+    CHECK(t.writing > 0);
+    CHECK(t.handing >= 0);
+    const double slack = 0.01;  // clock reads around the loop's own
+    CHECK(t.reading <= t.loop * s.reader_threads + slack);
+    CHECK(t.decoding <= t.loop * t.decoder_threads + slack);
+    CHECK(t.handing <= t.loop + slack);
+    CHECK(t.steady == Approx(t.loop - t.first_batch));
+}
+
 TEST_CASE("a chunk stored with bitshuffle skipped (filter mask 1) holds the raw frame: listed on the host, in frame order",
           "[sparse-tool][raw-chunk]") {
     const std::string scan = temp_path("scan_raw_chunks.h5"), out = temp_path("out_raw_chunks.h5"), mat = temp_path("matrix_raw.h5");
