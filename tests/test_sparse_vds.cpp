@@ -331,7 +331,7 @@ TEST_CASE("a Bliss master's VDS over three LImA files gives each frame's chunk f
     check_against_hdf5(s.master, kMeasurement, s.chunks);
 }
 
-TEST_CASE("where the HDF5 loaded has H5Dchunk_iter every chunk is read by position, past the per-chunk limit too",
+TEST_CASE("where the HDF5 loaded has H5Dchunk_iter every chunk is read by position, past the per-chunk limit too; limit 0 reads through HDF5",
           "[sparse-vds]") {
     unsigned major = 0, minor = 0, release = 0;
     H5get_libversion(&major, &minor, &release);
@@ -343,11 +343,11 @@ TEST_CASE("where the HDF5 loaded has H5Dchunk_iter every chunk is read by positi
     const std::vector<Chunk> chunks = frame_chunks(40, 0);
     tool::write_scan(file, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
     const tool::ScanInput scan = tool::open_scan(file, "");
-    for (const std::size_t limit : {std::size_t{8192}, std::size_t{10}}) {
+    for (const std::size_t limit : {std::size_t{8192}, std::size_t{10}, std::size_t{0}}) {  // 0: through HDF5, always
         INFO("per-chunk index limit " << limit);
         const tool::ChunkIndex index = tool::read_chunk_index(scan.datasets[0].dataset.get(), 0, chunks.size(), file, scan.largest_chunk, limit);
         REQUIRE(index.sources.size() == 1);
-        CHECK(index.sources[0].by_position == (has_iter || limit >= chunks.size()));
+        CHECK(index.sources[0].by_position == (limit != 0 && (has_iter || limit >= chunks.size())));
         check_frames(scan, 0, chunks.size(), chunks, limit);
         check_frames(scan, 7, 33, chunks, limit);
     }

@@ -84,7 +84,8 @@ public:
     void give_back(const ReadBatch& batch);
     // Takes waiting now or later return false.
     void cancel();
-    // Seconds the reader threads spent reading so far, summed over them (the bench's "busy").
+    // Seconds the reader threads spent reading so far, summed over them (the bench's "busy"): the
+    // reads, and for chunks read through HDF5 the waits for its lock; not the ring's slots made.
     double reading_seconds();
 
 private:

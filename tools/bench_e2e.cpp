@@ -148,8 +148,10 @@ void print_job(const JobRun& r, double read_frames_per_s, const char* note = "")
                 "    fixed costs:", t.open, t.index, t.decoders, t.decoders_wait, t.first_batch, t.first_frames,
                 t.slot_memory, s.reader_threads, t.finish);
     std::printf("  %-44s reading %.3f s over %u threads, decoding %.3f s over %u, handing on %.3f s, writing %.3f s (of the "
-                "loop's %.3f s)\n",
-                "    busy:", t.reading, s.reader_threads, t.decoding, t.decoder_threads, t.handing, t.writing, t.loop);
+                "loop's %.3f s); chunks read %s\n",
+                "    busy:", t.reading, s.reader_threads, t.decoding, t.decoder_threads, t.handing, t.writing, t.loop,
+                s.frames_through_hdf5 ? (std::to_string(s.frames_through_hdf5) + " through HDF5 (its lock), the rest by position").c_str()
+                                      : "by position");
     if (s.frames_per_gpu.size() > 1) {
         std::printf("  %-44s", "    frames per GPU:");
         for (std::size_t k = 0; k < s.frames_per_gpu.size(); ++k) std::printf(" %zu", s.frames_per_gpu[k]);

@@ -61,9 +61,10 @@ void OutputWriter::work() {
             busy_ = true;
         }
         std::exception_ptr error;
-        const auto t0 = std::chrono::steady_clock::now();
+        auto t0 = std::chrono::steady_clock::now();
         try {
             const h5::Lock h5lock;
+            t0 = std::chrono::steady_clock::now();  // not the wait for the lock (readers through HDF5 hold it)
             write();
         } catch (...) {
             error = std::current_exception();

@@ -478,6 +478,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
                    read_chunk_index(scan.datasets[d].dataset.get(), first, end - offset, scan.file_name + ":" + scan.datasets[d].path,
                                     scan.largest_chunk, job.per_chunk_index_limit)};
             slot_bytes = std::max(slot_bytes, largest_batch_bytes(p.index, kBatchFrames));
+            for (const ChunkLocation& c : p.index.chunks) summary.frames_through_hdf5 += !p.index.sources[c.source].by_position;
             parts.push_back(std::move(p));
         }
     } catch (...) {

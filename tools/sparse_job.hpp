@@ -62,7 +62,8 @@ struct SparseJob {
     // lists on the host, another's kernels run.
     unsigned objects_per_gpu = 2;
     // Datasets longer than this are read through HDF5 where it cannot list chunks in one pass
-    // (see hdf5/chunk_index.hpp): indexing them chunk by chunk would cost n^2 / 2 steps.
+    // (see hdf5/chunk_index.hpp): indexing them chunk by chunk would cost n^2 / 2 steps. 0: every
+    // dataset through HDF5, whatever it can do (the tests of that path).
     std::size_t per_chunk_index_limit = 8192;
 };
 
@@ -103,6 +104,7 @@ struct SparseSummary {
     bool unmasked = false;
     std::vector<std::string> mask_looked_for;  // unmasked for want of a pixel_mask: the paths looked at
     unsigned reader_threads = 0;
+    std::size_t frames_through_hdf5 = 0;  // read with H5Dread_chunk under HDF5's lock, not by position
     JobTimes times;
     // Frames written as bad (job.on_error = report), and the first few of them.
     std::size_t bad_frames = 0;

@@ -39,8 +39,10 @@ int chunk_seen(const hsize_t* offset, Mask filter_mask, haddr_t address, Size by
 // it is called as they declare it; built against older ones (Debian 12's 1.10.8, say), it is
 // looked up in the library loaded at run time, which is a release of the same series (the same
 // soname) and so declares it as 1.10.10 and 1.12.3 do: without it there, a long scan's chunks
-// would be read through HDF5 under its lock (Ubuntu 24.04's 1.10.10 has it: 10,000-frame scans
-// read 2.3 x faster by position on the H200 host).
+// would be read through HDF5 under its lock (Ubuntu 24.04's 1.10.10 has it: a 10,000-frame
+// sparse scan ran 3.9 x faster read by position on the H200 host). Only for headers of the 1.10
+// and 1.12 series, whose later releases declare it so; other headers (1.13's development
+// releases) do without.
 #if H5_VERSION_GE(1, 14, 0) || (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 12 && H5_VERS_RELEASE >= 3) || \
     (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 10)
 using ChunkIter = decltype(&H5Dchunk_iter);
@@ -57,18 +59,23 @@ using ChunkOp = int (*)(const hsize_t*, unsigned, haddr_t, hsize_t, void*);
 using ChunkIter = herr_t (*)(hid_t, hid_t, ChunkOp, void*);
 // Looked up in the library that holds the HDF5 calls this program makes (the one H5Dopen2 is
 // in), not wherever the name comes first: another HDF5 in the process (a Python package's, say)
-// must not be handed this one's identifiers.
+// must not be handed this one's identifiers. Where H5Dopen2's address is the program's own (code
+// built without -fPIC or -fPIE calls through its own stub), the program's search order finds it.
 ChunkIter find_chunk_iter() {
+#if H5_VERS_MAJOR == 1 && (H5_VERS_MINOR == 10 || H5_VERS_MINOR == 12)
     static const ChunkIter iter = [] {
         Dl_info info{};
         if (!dladdr(reinterpret_cast<void*>(&H5Dopen2), &info) || !info.dli_fname) return ChunkIter{};
         void* library = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);  // already loaded: this only finds it
-        if (!library) return ChunkIter{};
+        if (!library) return reinterpret_cast<ChunkIter>(dlsym(RTLD_DEFAULT, "H5Dchunk_iter"));
         const auto found = reinterpret_cast<ChunkIter>(dlsym(library, "H5Dchunk_iter"));
         dlclose(library);  // the library stays: the program is linked with it
         return found;
     }();
     return iter;
+#else
+    return nullptr;
+#endif
 }
 herr_t iterate_chunks(ChunkIter iter, hid_t dataset, IterState& state) {
     return iter(dataset, H5P_DEFAULT, &chunk_seen<unsigned, hsize_t>, &state);
@@ -120,7 +127,8 @@ void index_source(ChunkIndex& index, std::uint32_t s, Wanted wanted, std::size_t
     ChunkSource& source = index.sources[s];
     const hid_t dataset = source.dataset;
     std::sort(wanted.begin(), wanted.end());
-    if (const ChunkIter iter = find_chunk_iter()) {
+    const ChunkIter iter = per_chunk_limit ? find_chunk_iter() : nullptr;  // 0: through HDF5, always
+    if (iter) {
         std::vector<std::uint8_t> seen(wanted.size(), 0);
         IterState state{&wanted, &index.chunks, &seen};
         if (iterate_chunks(iter, dataset, state) < 0) throw h5::failure(source.what + ": cannot read the chunk index");

@@ -62,7 +62,7 @@ struct ChunkIndex {
 std::string chunk_what(const ChunkIndex& index, std::size_t k);
 
 // Whether the HDF5 loaded lists chunks in one pass (H5Dchunk_iter): then every chunk is read by
-// position, however many are wanted.
+// position, however many are wanted, unless per_chunk_limit is 0 (every chunk through HDF5).
 bool chunk_index_in_one_pass();
 
 // Frames [a, b) of a dataset of one chunk per frame, or of a virtual dataset whose sources are.
