@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <limits>
 #include <numeric>
 #include <system_error>
+#include <thread>
 
 #include "bslz4/bslz4.hpp"
 #include "error_codes.hpp"
@@ -1133,6 +1135,34 @@ TEST_CASE("lists appended in batches across chunk boundaries read back whole wit
     tool::ListCompression unchanged = tool::ListCompression::deflate;
     CHECK_FALSE(tool::parse_list_compression("lz4", unchanged));
     CHECK(unchanged == tool::ListCompression::deflate);
+}
+
+TEST_CASE("a batch appended once flush_seconds have passed since the last flush is flushed with those before it",
+          "[sparse-tool][layout]") {
+    const std::string out = temp_path("flush_out.h5"), snapshot = temp_path("flush_snapshot.h5");
+    tool::OutputInfo info;
+    info.ni = info.nj = 300;
+    info.flush_seconds = 0.05;
+    std::size_t pixel = 0;
+    Lists want;
+    {
+        tool::SparseOutput output(out, info);
+        output.begin_group("/entry/data/data", 3);
+        for (const std::vector<std::size_t>& sizes : {std::vector<std::size_t>{4, 0}, std::vector<std::size_t>{7}}) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));  // past flush_seconds: this append flushes
+            const tool::OutputRows rows = numbered_pixels(sizes, pixel);
+            output.append(rows);
+            want.row.insert(want.row.end(), rows.row.begin(), rows.row.end());
+            want.nnz.insert(want.nnz.end(), rows.nnz.begin(), rows.nnz.end());
+        }
+        std::filesystem::copy_file(test::temporaries_of(out).at(0), snapshot, std::filesystem::copy_options::overwrite_existing);
+        output.close_group(true);
+    }
+    const Lists early = lists_in(snapshot);
+    CHECK(early.row == want.row);
+    CHECK(early.nnz == want.nnz);
+    CHECK(test::H5Reader(snapshot).attribute("/entry/data/data", "nframes") == std::vector<std::int64_t>{3});
+    CHECK(test::H5Reader(out).attribute("/entry/data/data", "complete") == std::vector<std::int64_t>{1});
 }
 
 TEST_CASE("one group at the scan's path holds the frames of all its input datasets in order, complete once the last is "
