@@ -24,10 +24,10 @@ static_assert(kUnblockVecs % bslz4_abi::kUnblockThreads == 0, "a window is whole
 
 }  // namespace bslz4_kernels
 
-// chunks: the group's chunks packed, from the start of a device allocation (aligned), with
-// kChunkPadding bytes past the last chunk, so the 16-byte loads below, which may start up to 15
-// bytes before a chunk and end up to 15 past it, stay inside it; chunk_offset/length: each frame's. Writes block_offset[f * n_blocks + b]
-// (offset of block b's length field), tail_offset[f], status[f]. Grid: one block a frame.
+// chunks: packed from the start of a device allocation, kChunkPadding bytes past the last: the 16-byte
+// loads, from up to 15 bytes before a chunk to 15 past it, stay inside. chunk_offset/length: each
+// frame's. Writes block_offset[f * n_blocks + b] (offset of block b's length field), tail_offset[f],
+// status[f]. Grid: one block a frame.
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kUnblockThreads)
 bslz4_unblock(const uint8_t* chunks, const uint64_t* chunk_offset, const uint64_t* chunk_length, uint32_t n_frames,
               bslz4_abi::FrameGeometry g, uint64_t* block_offset, uint64_t* tail_offset, uint32_t* status) {

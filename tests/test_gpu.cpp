@@ -7,9 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
-
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -27,10 +26,10 @@
 #include "driver_allocation_hook.hpp"
 #include "driver_api.hpp"
 #include "error_codes.hpp"
-#include "pinned_chunks.hpp"
 #include "file_io.hpp"
 #include "gpu_comparison.hpp"
 #include "matrix_support.hpp"
+#include "pinned_chunks.hpp"
 #include "reference_cases.hpp"
 #include "test_support.hpp"
 

@@ -769,14 +769,14 @@ TEST_CASE("a job's times say where its loop went: each stage busy, and no longer
     const tool::JobTimes& t = s.times;
     REQUIRE(s.frames == kFrames);
     CHECK(s.reader_threads == 2);
-    CHECK(t.decoder_threads == 1);  // the CPU: one decoder object, its pool inside
+    CHECK(s.decoder_threads == 1);  // the CPU: one decoder object, its pool inside
     CHECK(t.reading > 0);
     CHECK(t.decoding > 0);
     CHECK(t.handing > 0);
     CHECK(t.writing >= 0);  // what the writer had done by the loop's end: perhaps nothing yet, on a loaded host
     const double slack = 0.01;  // clock reads around the loop's own
     CHECK(t.reading <= t.loop * s.reader_threads + slack);
-    CHECK(t.decoding <= t.loop * t.decoder_threads + slack);
+    CHECK(t.decoding <= t.loop * s.decoder_threads + slack);
     CHECK(t.handing <= t.loop + slack);
     CHECK(t.writing <= t.loop + t.finish + slack);
     CHECK(s.frames_through_hdf5 == 0);

@@ -149,7 +149,7 @@ void print_job(const JobRun& r, double read_frames_per_s, const char* note = "")
                 t.slot_memory, s.reader_threads, t.finish);
     std::printf("  %-44s reading %.3f s over %u threads, decoding %.3f s over %u, handing on %.3f s, writing %.3f s (of the "
                 "loop's %.3f s); chunks read %s\n",
-                "    busy:", t.reading, s.reader_threads, t.decoding, t.decoder_threads, t.handing, t.writing, t.loop,
+                "    busy:", t.reading, s.reader_threads, t.decoding, s.decoder_threads, t.handing, t.writing, t.loop,
                 s.frames_through_hdf5 ? (std::to_string(s.frames_through_hdf5) + " through HDF5 (its lock), the rest by position").c_str()
                                       : "by position");
     if (s.frames_per_gpu.size() > 1) {

@@ -492,6 +492,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
                              : where.gpu        ? static_cast<unsigned>(std::min<std::size_t>(16, 2 + 2 * where.devices.size()))
                                                 : 2;
     summary.reader_threads = readers;
+    summary.decoder_threads = static_cast<unsigned>(decoders);
     // Each decoder holds a batch and has the next one ready; the readers fill the rest.
     MakeSlotMemory memory = ordinary_memory;
 #if BSLZ4_HAVE_CUDA
@@ -570,7 +571,6 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         for (std::size_t k = 0; k < decoders; ++k) summary.frames_per_gpu[k % where.devices.size()] += frames_by[k];
     }
     for (double s : decoding_by) times.decoding += s;
-    times.decoder_threads = static_cast<unsigned>(decoders);
     times.writing = writer->writing_seconds();  // before the last writes: the loop's share
     t0 = Clock::now();
     writer->finish();

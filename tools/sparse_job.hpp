@@ -85,10 +85,9 @@ struct JobTimes {
     // Where the loop's time went, each stage's busy seconds summed over its threads: the stage
     // whose busy time nears loop x its threads is the one the others wait for.
     double reading = 0;   // positional reads into the ring (SparseSummary::reader_threads)
-    double decoding = 0;  // the decoders' calls, and their rows made for the writer (one thread a decoder)
+    double decoding = 0;  // the decoders' calls, and their rows made for the writer (SparseSummary::decoder_threads)
     double handing = 0;   // the collector thread: spots filter, then handing rows to the writer (waits when it is full)
     double writing = 0;   // the writer thread's HDF5 appends
-    unsigned decoder_threads = 0;
 };
 
 struct SparseSummary {
@@ -104,6 +103,7 @@ struct SparseSummary {
     bool unmasked = false;
     std::vector<std::string> mask_looked_for;  // unmasked for want of a pixel_mask: the paths looked at
     unsigned reader_threads = 0;
+    unsigned decoder_threads = 0;  // one a decoder object
     std::size_t frames_through_hdf5 = 0;  // read with H5Dread_chunk under HDF5's lock, not by position
     JobTimes times;
     // Frames written as bad (job.on_error = report), and the first few of them.

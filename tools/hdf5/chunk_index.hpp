@@ -68,7 +68,6 @@ bool chunk_index_in_one_pass();
 // Frames [a, b) of a dataset of one chunk per frame, or of a virtual dataset whose sources are.
 // Every chunk's extent is checked with h5::check_chunk_extent against its file and largest_valid;
 // a frame never written is an error. The caller holds h5::Lock when other threads may call HDF5.
-
 ChunkIndex read_chunk_index(hid_t dataset, std::size_t a, std::size_t b, const std::string& what, std::uint64_t largest_valid,
                             std::size_t per_chunk_limit);
 
