@@ -34,12 +34,19 @@ if [ "$what" != demo ]; then
     # What beamline hosts have: HDF5's filter plugins, among them bitshuffle's (filter 32008, in
     # the `bitshuffle` package on Debian 12), which HDF5 then finds by default. The HDF5 tests run
     # with it found and once more with it hidden. Best effort: without them the tests still run.
-    for p in hdf5-filter-plugin bitshuffle; do
+    # Also Debian's python3-hdf5plugin and the plugins it recommends (what apt gives users): their
+    # plugins sit in the same folder, so HDF5 opens them too when it looks for bitshuffle's, and
+    # one of them (ZFP's) leaks at load (issue 34): CI must run with what beamline hosts have.
+    for p in hdf5-filter-plugin bitshuffle python3-hdf5plugin hdf5-filter-plugin-zfp-serial \
+             hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf; do
         install_missing "$p" || echo "bootstrap: could not install $p; the HDF5 tests run without it"
     done
 fi
 # cmake: the install tests build consumer programs with find_package(bslz4) as well as pkg-config.
 [ "$what" = test ] && install_missing python3-venv cmake
+
+# HDF5's default plugin folder on Debian 12, where the `bitshuffle` package puts libh5bshuf.so.
+system_plugins=/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins
 
 # Configures $1 (when not yet) with the options that follow, then builds it.
 build_dir() {
@@ -118,7 +125,7 @@ test)
     build_dir "$build" --buildtype=release
     make_interop_venv "$build"
     # Installed, the plugin must be found: a test checks that HDF5 really sees it.
-    if installed bitshuffle && [ -e /usr/lib/x86_64-linux-gnu/hdf5/serial/plugins/libh5bshuf.so ]; then
+    if installed bitshuffle && [ -e "$system_plugins/libh5bshuf.so" ]; then
         export BSLZ4_EXPECT_FILTER_PLUGIN=1
     fi
     rc=0
@@ -150,6 +157,25 @@ sanitize)
         fi
         if [ ! -e "$dir/interop-venv" ] && [ -d "$main/interop-venv" ]; then
             ln -s "$(cd "$main" && pwd)/interop-venv" "$dir/interop-venv"
+        fi
+        # HDF5 opens every plugin in its folder while it looks for one (the writer asks for
+        # bitshuffle's), and unloads them at exit, before LeakSanitizer looks. A plugin that
+        # leaks at load (Debian's ZFP plugin, libh5zzfp.so, 8 bytes: issue 34) then fails every
+        # test that runs HDF5, with a report whose module is already gone ("<unknown module>"):
+        # no suppression by module can match it, and one by HDF5's loader would hide any
+        # plugin's leak and HDF5's own. So the runs get a folder of their own holding the
+        # bitshuffle plugin alone: the plugin-found case is still tested (and required, through
+        # BSLZ4_EXPECT_FILTER_PLUGIN) whatever else the host has, the empty-folder tests keep
+        # their own path, and tests/sanitizer checks that a leak of ours is still reported.
+        plugins=$(cd "$dir" && pwd)/hdf5-plugins-bitshuffle-only
+        rm -rf "$plugins"
+        mkdir -p "$plugins"
+        export HDF5_PLUGIN_PATH=$plugins BSLZ4_EXPECT_FILTER_PLUGIN=0
+        if installed bitshuffle && [ -e "$system_plugins/libh5bshuf.so" ]; then
+            ln -s "$system_plugins/libh5bshuf.so" "$plugins/libh5bshuf.so"
+            BSLZ4_EXPECT_FILTER_PLUGIN=1
+        else
+            echo "bootstrap: no bitshuffle plugin in $system_plugins: the HDF5 tests run without one"
         fi
         echo "bootstrap: the cpu suite under $([ $sanitizer = asan ] && echo ASan + UBSan || echo TSan) ($dir)"
         meson test -C "$dir" --suite cpu --print-errorlogs || rc=1
