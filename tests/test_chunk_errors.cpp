@@ -418,7 +418,7 @@ TEST_CASE("running out of host memory for a batch's lists is ErrorCode::out_of_m
 TEST_CASE("every Error the library makes, CPU and GPU, names its code: none from a message alone, no std exceptions",
           "[errors][codes]") {
     namespace fs = std::filesystem;
-    const fs::path root = BSLZ4_SOURCE_ROOT;
+    const fs::path root = test::source_copy();
     std::vector<std::string> found;
     std::size_t files = 0;
     for (const fs::path& dir : {root / "runtime" / "cpu", root / "runtime" / "cuda", root / "runtime" / "include" / "bslz4",

@@ -330,7 +330,7 @@ TEST_CASE("in a campaign under --on-error skip, a scan with bad frames is writte
 
 TEST_CASE("every Error the tools make names its code: none from a message alone", "[sparse-errors][error-codes]") {
     namespace fs = std::filesystem;
-    const fs::path root = BSLZ4_SOURCE_ROOT;
+    const fs::path root = test::source_copy();
     std::vector<std::string> found;
     std::size_t files = 0;
     for (const fs::path& dir : {root / "tools", root / "tools" / "hdf5"})

@@ -3,12 +3,28 @@
 #pragma once
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace bslz4::test {
+
+// The build folder's copy of the sources these checks read (tests/copy_source_tree.py, made at
+// each build): $BSLZ4_SOURCE_COPY as meson test sets it, else source-copy beside the test
+// binary. Never the source tree, so a build folder taken to another host runs the checks.
+inline std::filesystem::path source_copy() {
+    namespace fs = std::filesystem;
+    if (const char* dir = std::getenv("BSLZ4_SOURCE_COPY"); dir && *dir) return dir;
+    std::error_code ec;
+    const fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / "source-copy";
+    if (!ec && fs::is_directory(beside)) return beside;
+    throw std::runtime_error("no copy of the sources to check: BSLZ4_SOURCE_COPY is not set and there is no " +
+                             beside.string() + " (build the source-copy target: ninja builds it with the tests)");
+}
 
 inline std::string source_text(const std::string& path) {
     std::ifstream in(path);
