@@ -1,3 +1,4 @@
+// The C API's arguments checked and turned into the C++ library's terms.
 #include "c_arguments.hpp"
 
 #include <string>
@@ -5,6 +6,7 @@
 #include "bslz4/bslz4.h"
 #include "bslz4/error.hpp"
 #include "c_status.hpp"
+#include "top_pixels.hpp"
 
 namespace bslz4::c_api {
 
@@ -40,13 +42,34 @@ static_assert(static_cast<int>(PixelType::f64) == BSLZ4_F64 && static_cast<int>(
 static_assert(static_cast<int>(Accumulator::i64) == BSLZ4_ACC_I64 && static_cast<int>(Accumulator::f32) == BSLZ4_ACC_F32,
               "C accumulators = Accumulator");
 
+static_assert(BSLZ4_MAX_THRESHOLDS == detail::kMaxThresholds, "the C limit is the library's");
+
+std::size_t checked_bytes(std::size_t bytes, const char* parameter) {
+    if (bytes > BSLZ4_MAX_BYTES)
+        throw Error(ErrorCode::bad_argument, std::string(parameter) + ": " + std::to_string(bytes) +
+                                                 " bytes, more than any buffer holds (BSLZ4_MAX_BYTES, " +
+                                                 std::to_string(BSLZ4_MAX_BYTES) + ")");
+    return bytes;
+}
+
+std::size_t checked_count(std::size_t n, std::size_t element_bytes, const char* parameter) {
+    if (n > BSLZ4_MAX_BYTES / element_bytes)
+        throw Error(ErrorCode::bad_argument, std::string(parameter) + ": " + std::to_string(n) + " entries of " +
+                                                 std::to_string(element_bytes) +
+                                                 " bytes, more than any array holds (BSLZ4_MAX_BYTES, " +
+                                                 std::to_string(BSLZ4_MAX_BYTES) + " bytes)");
+    return n;
+}
+
 ByteView bytes_at(const void* p, std::size_t bytes, const char* parameter) {
+    checked_bytes(bytes, parameter);
     if (!p && bytes) throw Error(ErrorCode::bad_argument, std::string(parameter) + " is NULL with " + std::to_string(bytes) + " bytes");
     return ByteView(p, bytes);
 }
 
 ByteView mask_of(const std::uint8_t* mask, std::size_t mask_bytes, std::size_t ni, std::size_t nj) {
     require(mask, "mask");
+    checked_bytes(mask_bytes, "mask_bytes");
     if (nj && ni > static_cast<std::size_t>(-1) / nj)
         throw Error(ErrorCode::bad_argument, "frame shape " + std::to_string(ni) + " x " + std::to_string(nj) + " overflows");
     if (mask_bytes != ni * nj)
@@ -57,21 +80,21 @@ ByteView mask_of(const std::uint8_t* mask, std::size_t mask_bytes, std::size_t n
 
 std::vector<ByteView> views_of(const void* const* pointers, const std::size_t* bytes, std::size_t n,
                                const char* parameter) {
+    checked_count<const void*>(n, parameter);
     if (n && (!pointers || !bytes))
         throw Error(ErrorCode::bad_argument, std::string(parameter) + ": the array of pointers or of lengths is NULL for " +
                                                  std::to_string(n) + " entries");
     std::vector<ByteView> views;
     views.reserve(n);
     for (std::size_t k = 0; k < n; ++k) {
-        if (!pointers[k] && bytes[k])
-            throw Error(ErrorCode::bad_argument, std::string(parameter) + "[" + std::to_string(k) + "] is NULL with " +
-                                                     std::to_string(bytes[k]) + " bytes");
-        views.emplace_back(pointers[k], bytes[k]);
+        const std::string entry = std::string(parameter) + "[" + std::to_string(k) + "]";
+        views.push_back(bytes_at(pointers[k], bytes[k], entry.c_str()));
     }
     return views;
 }
 
 std::vector<std::uint64_t> values_of(const std::uint64_t* values, std::size_t n, const char* parameter) {
+    checked_count<std::uint64_t>(n, parameter);
     if (n && !values)
         throw Error(ErrorCode::bad_argument, std::string(parameter) + " is NULL for " + std::to_string(n) + " entries");
     return std::vector<std::uint64_t>(values, values + n);
@@ -84,6 +107,10 @@ std::optional<std::size_t> howmany_from(std::size_t howmany) {
 
 std::optional<std::vector<double>> thresholds_from(const double* thresholds, std::size_t nthresholds) {
     if (nthresholds == BSLZ4_DEFAULT_THRESHOLDS) return std::nullopt;
+    if (nthresholds > BSLZ4_MAX_THRESHOLDS)
+        throw Error(ErrorCode::bad_argument, "nthresholds is " + std::to_string(nthresholds) + ", more than the " +
+                                                 std::to_string(BSLZ4_MAX_THRESHOLDS) +
+                                                 " thresholds a top-pixel rule takes (BSLZ4_MAX_THRESHOLDS)");
     if (nthresholds && !thresholds)
         throw Error(ErrorCode::bad_argument, "thresholds is NULL for " + std::to_string(nthresholds) + " values");
     return std::vector<double>(thresholds, thresholds + nthresholds);

@@ -20,7 +20,18 @@ Accumulator accumulator_from(int acc);
 int pixel_type_to_c(PixelType t);
 int accumulator_to_c(Accumulator a);
 
-// bytes at p; p may be NULL only when bytes is 0.
+// A buffer's size in bytes, given by the caller (its data or its room): at most
+// BSLZ4_MAX_BYTES, the largest object C can have, else a bad_argument Error naming `parameter`
+// (a size past it is a mistake, SIZE_MAX or a negative number cast, and would wrap sums).
+std::size_t checked_bytes(std::size_t bytes, const char* parameter);
+// n elements of element_bytes each, as checked_bytes checks their bytes.
+std::size_t checked_count(std::size_t n, std::size_t element_bytes, const char* parameter);
+template <class T>
+std::size_t checked_count(std::size_t n, const char* parameter) {
+    return checked_count(n, sizeof(T), parameter);
+}
+
+// bytes at p (checked_bytes); p may be NULL only when bytes is 0.
 ByteView bytes_at(const void* p, std::size_t bytes, const char* parameter);
 // ni * nj mask bytes, mask_bytes saying so.
 ByteView mask_of(const std::uint8_t* mask, std::size_t mask_bytes, std::size_t ni, std::size_t nj);
@@ -31,6 +42,7 @@ std::vector<ByteView> views_of(const void* const* pointers, const std::size_t* b
 std::vector<std::uint64_t> values_of(const std::uint64_t* values, std::size_t n, const char* parameter);
 
 std::optional<std::size_t> howmany_from(std::size_t howmany);
+// At most BSLZ4_MAX_THRESHOLDS values, refused before they are read.
 std::optional<std::vector<double>> thresholds_from(const double* thresholds, std::size_t nthresholds);
 
 // a * b and a + b of sizes the caller's structs or arguments give; a bad_argument Error naming

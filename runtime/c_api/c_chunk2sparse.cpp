@@ -7,7 +7,7 @@
 using namespace bslz4;
 using namespace bslz4::c_api;
 
-struct bslz4_chunk2sparse : Handle<Chunk2Sparse, false> {
+struct bslz4_chunk2sparse : Handle<Chunk2Sparse, false, HandleClass::chunk2sparse> {
     using Handle::Handle;
 };
 
@@ -20,8 +20,7 @@ int bslz4_chunk2sparse_create(const uint8_t* mask, size_t mask_bytes, size_t ni,
 }
 
 int bslz4_chunk2sparse_destroy(bslz4_chunk2sparse* handle) {
-    delete handle;
-    return BSLZ4_OK;
+    return destroy_call("bslz4_chunk2sparse_destroy", handle, "handle");
 }
 
 int bslz4_chunk2sparse_call(bslz4_chunk2sparse* handle, const void* chunk, size_t chunk_bytes, double cut,

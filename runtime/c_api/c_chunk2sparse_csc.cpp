@@ -8,7 +8,7 @@
 using namespace bslz4;
 using namespace bslz4::c_api;
 
-struct bslz4_chunk2sparse_csc : Handle<Chunk2SparseCSC, true> {
+struct bslz4_chunk2sparse_csc : Handle<Chunk2SparseCSC, true, HandleClass::chunk2sparse_csc> {
     using Handle::Handle;
 };
 
@@ -22,8 +22,7 @@ int bslz4_chunk2sparse_csc_create(const uint8_t* mask, size_t mask_bytes, size_t
 }
 
 int bslz4_chunk2sparse_csc_destroy(bslz4_chunk2sparse_csc* handle) {
-    delete handle;
-    return BSLZ4_OK;
+    return destroy_call("bslz4_chunk2sparse_csc_destroy", handle, "handle");
 }
 
 int bslz4_chunk2sparse_csc_call(bslz4_chunk2sparse_csc* handle, const void* chunk, size_t chunk_bytes, double cut,

@@ -16,6 +16,7 @@ int bslz4_decoded_size(const void* chunk, size_t chunk_bytes, size_t* decoded_by
     return guarded("bslz4_decoded_size", [&] {
         require(chunk, "chunk");
         require(decoded_bytes, "decoded_bytes");
+        checked_bytes(chunk_bytes, "chunk_bytes");
         if (chunk_bytes < kChunkHeaderBytes)
             throw Error(ErrorCode::truncated_chunk, "chunk of " + std::to_string(chunk_bytes) +
                                                         " bytes is shorter than its 12-byte header");
@@ -31,7 +32,8 @@ int bslz4_decode(const void* chunk, size_t chunk_bytes, size_t elem_size, int co
     return guarded("bslz4_decode", [&] {
         require(chunk, "chunk");
         const Codec c = codec_from(codec);
-        const ByteView view(chunk, chunk_bytes);
+        const ByteView view = bytes_at(chunk, chunk_bytes, "chunk");
+        checked_bytes(out_bytes, "out_bytes");
         const ChunkHeader header = parse_chunk_header(view, elem_size);
         if (header.decoded_bytes > out_bytes)
             throw CFailure(BSLZ4_E_OUTPUT_TOO_SMALL, "output of " + std::to_string(out_bytes) + " bytes for a chunk of " +
@@ -49,7 +51,7 @@ int bslz4_chunk_header(const void* chunk, size_t chunk_bytes, size_t elem_size, 
         require(chunk, "chunk");
         require(decoded_bytes, "decoded_bytes");
         require(block_bytes_field, "block_bytes_field");
-        const ChunkHeader header = parse_chunk_header(ByteView(chunk, chunk_bytes), elem_size);
+        const ChunkHeader header = parse_chunk_header(bytes_at(chunk, chunk_bytes, "chunk"), elem_size);
         *decoded_bytes = header.decoded_bytes;
         *block_bytes_field = header.block_bytes_field;
         return BSLZ4_OK;
@@ -61,8 +63,9 @@ int bslz4_block_starts(const void* chunk, size_t chunk_bytes, size_t elem_size, 
     return guarded("bslz4_block_starts", [&] {
         require(chunk, "chunk");
         require(nblocks, "nblocks");
+        checked_count<std::uint64_t>(starts_capacity, "starts_capacity");
         if (starts_capacity) require(starts, "starts");
-        const BlockLayout layout = block_starts(ByteView(chunk, chunk_bytes), elem_size, expected_bytes);
+        const BlockLayout layout = block_starts(bytes_at(chunk, chunk_bytes, "chunk"), elem_size, expected_bytes);
         *nblocks = layout.n_blocks();
         if (layout.n_blocks() > starts_capacity)
             throw CFailure(BSLZ4_E_OUTPUT_TOO_SMALL, "room for " + std::to_string(starts_capacity) + " block starts, the chunk has " +

@@ -12,10 +12,7 @@ using namespace bslz4;
 using namespace bslz4::c_api;
 
 namespace {
-const cuda::DeviceArray& array_of(const bslz4_device_array* a) {
-    require(a, "array");
-    return a->array;
-}
+const cuda::DeviceArray& array_of(const bslz4_device_array* a) { return checked(a, "array")->array; }
 }  // namespace
 
 int bslz4_gpu_device_buffer_create(const void* host, size_t bytes, int device, bslz4_device_array** array) {
@@ -37,8 +34,7 @@ int bslz4_gpu_device_buffer_create(const void* host, size_t bytes, int device, b
 }
 
 int bslz4_device_array_destroy(bslz4_device_array* array) {
-    delete array;
-    return BSLZ4_OK;
+    return destroy_call("bslz4_device_array_destroy", array, "array");
 }
 
 int bslz4_device_array_pointer(const bslz4_device_array* array, uint64_t* device_pointer) {
@@ -72,6 +68,7 @@ int bslz4_device_array_shape(const bslz4_device_array* array, size_t* shape, siz
     return guarded("bslz4_device_array_shape", [&] {
         const cuda::DeviceArray& a = array_of(array);
         require(ndim, "ndim");
+        checked_count<std::size_t>(capacity, "capacity");
         *ndim = a.shape().size();
         if (a.shape().size() > capacity)
             throw CFailure(BSLZ4_E_OUTPUT_TOO_SMALL, "room for " + std::to_string(capacity) + " dimensions, the array has " +
@@ -94,6 +91,7 @@ int bslz4_device_array_dtype(const bslz4_device_array* array, const char** dtype
 int bslz4_device_array_copy_to_host(const bslz4_device_array* array, void* out, size_t out_bytes) {
     return guarded("bslz4_device_array_copy_to_host", [&] {
         const cuda::DeviceArray& a = array_of(array);
+        checked_bytes(out_bytes, "out_bytes");
         if (a.bytes() > out_bytes)
             throw CFailure(BSLZ4_E_OUTPUT_TOO_SMALL, "output of " + std::to_string(out_bytes) + " bytes for an array of " +
                                                          std::to_string(a.bytes()) + " bytes");

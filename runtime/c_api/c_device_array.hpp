@@ -5,10 +5,12 @@
 
 #include "bslz4/bslz4.h"
 #include "bslz4/cuda/device_array.hpp"
+#include "c_handle_class.hpp"
 #include "c_in_call.hpp"
 #include "c_status.hpp"
 
-struct bslz4_device_array {
+struct bslz4_device_array : bslz4::c_api::Tagged<bslz4::c_api::HandleClass::device_array> {
+    explicit bslz4_device_array(bslz4::cuda::DeviceArray a) : array(std::move(a)) {}
     bslz4::cuda::DeviceArray array;
 };
 

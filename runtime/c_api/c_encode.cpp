@@ -43,7 +43,8 @@ std::size_t encode_bound(std::size_t raw_bytes, std::size_t elem_size, Codec cod
 int bslz4_encode_bound(size_t raw_bytes, size_t elem_size, int codec, size_t block_bytes, size_t* bound) {
     return guarded("bslz4_encode_bound", [&] {
         require(bound, "bound");
-        *bound = encode_bound(raw_bytes, elem_size, codec_from(codec), block_bytes);
+        *bound = encode_bound(checked_bytes(raw_bytes, "raw_bytes"), elem_size, codec_from(codec),
+                              checked_bytes(block_bytes, "block_bytes"));
         return BSLZ4_OK;
     });
 }
@@ -52,9 +53,10 @@ int bslz4_encode(const void* raw, size_t raw_bytes, size_t elem_size, int codec,
                  void* out, size_t out_capacity, size_t* chunk_bytes) {
     return guarded("bslz4_encode", [&] {
         require(chunk_bytes, "chunk_bytes");
+        checked_bytes(out_capacity, "out_capacity");
         EncodeOptions options;
         options.codec = codec_from(codec);
-        options.block_bytes = block_bytes;
+        options.block_bytes = checked_bytes(block_bytes, "block_bytes");
         options.zstd_level = zstd_level;
         const std::vector<std::uint8_t> chunk = encode_chunk(bytes_at(raw, raw_bytes, "raw"), elem_size, options);
         *chunk_bytes = chunk.size();

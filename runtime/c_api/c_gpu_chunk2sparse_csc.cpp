@@ -11,7 +11,7 @@ using namespace bslz4::c_api;
 
 using GpuCSC = cuda::Chunk2SparseCSC;
 
-struct bslz4_gpu_chunk2sparse_csc : Handle<GpuCSC, true> {
+struct bslz4_gpu_chunk2sparse_csc : Handle<GpuCSC, true, HandleClass::gpu_chunk2sparse_csc> {
     using Handle::Handle;
 };
 
@@ -30,8 +30,7 @@ int bslz4_gpu_chunk2sparse_csc_create(const uint8_t* mask, size_t mask_bytes, si
 }
 
 int bslz4_gpu_chunk2sparse_csc_destroy(bslz4_gpu_chunk2sparse_csc* handle) {
-    delete handle;
-    return BSLZ4_OK;
+    return destroy_call("bslz4_gpu_chunk2sparse_csc_destroy", handle, "handle");
 }
 
 int bslz4_gpu_chunk2sparse_csc_call(bslz4_gpu_chunk2sparse_csc* handle, const void* chunk, size_t chunk_bytes,

@@ -1,8 +1,10 @@
-// One call at a time on a C handle (the classes' handles: a member `busy`, a std::mutex).
+// One call at a time on a C handle (the classes' handles: a member `busy`, a std::mutex), and
+// the handle of the class the function takes (c_handle_class.hpp).
 #pragma once
 #include <mutex>
 
 #include "bslz4/error.hpp"
+#include "c_handle_class.hpp"
 #include "c_status.hpp"
 
 namespace bslz4::c_api {
@@ -12,17 +14,12 @@ namespace bslz4::c_api {
 class InCall {
 public:
     template <class H>
-    explicit InCall(H* h) : lock_(checked(h)->busy, std::try_to_lock) {
+    explicit InCall(H* h) : lock_(checked(h, "handle")->busy, std::try_to_lock) {
         if (!lock_.owns_lock())
             throw Error(ErrorCode::bad_argument, "this handle is in a call from another thread; give each thread its own handle");
     }
 
 private:
-    template <class H>
-    static H* checked(H* h) {
-        require(h, "handle");
-        return h;
-    }
     std::unique_lock<std::mutex> lock_;
 };
 

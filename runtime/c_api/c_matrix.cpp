@@ -35,8 +35,7 @@ IndexType index_type_from(int index_type) {
 }  // namespace
 
 const IntegrationMatrix& bslz4::c_api::matrix_of(const bslz4_matrix* matrix) {
-    require(matrix, "matrix");
-    return matrix->matrix;
+    return checked(matrix, "matrix")->matrix;
 }
 
 int bslz4_matrix_normalise(const bslz4_matrix_input* input, bslz4_matrix** matrix) {
@@ -48,16 +47,17 @@ int bslz4_matrix_normalise(const bslz4_matrix_input* input, bslz4_matrix** matri
         in.layout = layout_from(input->layout);
         in.bins = input->bins;
         in.pixels = input->pixels;
-        bytes_at(input->data, input->data_size, "input.data");  // NULL only for no weights
+        // The arrays' sizes are counts of 4-byte entries (floats, i32 or u32 indices).
+        in.data_size = checked_count<float>(input->data_size, "input.data_size");
+        bytes_at(input->data, in.data_size, "input.data");  // NULL only for no weights
         in.data = input->data;
-        in.data_size = input->data_size;
         in.index_type = index_type_from(input->index_type);
-        bytes_at(input->indices, input->indices_size, "input.indices");
+        in.indices_size = checked_count<std::uint32_t>(input->indices_size, "input.indices_size");
+        bytes_at(input->indices, in.indices_size, "input.indices");
         in.indices = input->indices;
-        in.indices_size = input->indices_size;
         require(input->indptr, "input.indptr");
         in.indptr = input->indptr;
-        in.indptr_size = input->indptr_size;
+        in.indptr_size = checked_count<std::uint32_t>(input->indptr_size, "input.indptr_size");
         return made(normalise_matrix(in), matrix);
     });
 }
@@ -68,6 +68,7 @@ int bslz4_matrix_fold_mask(const bslz4_matrix* matrix, const uint8_t* mask, size
         *folded = nullptr;
         const IntegrationMatrix& m = matrix_of(matrix);
         require(mask, "mask");
+        checked_bytes(mask_bytes, "mask_bytes");
         if (mask_bytes != m.pixels)
             throw Error(ErrorCode::bad_argument, "mask of " + std::to_string(mask_bytes) + " bytes for a matrix of " +
                                                      std::to_string(m.pixels) + " pixels");
@@ -95,6 +96,5 @@ int bslz4_matrix_view_of(const bslz4_matrix* matrix, bslz4_matrix_view* view) {
 }
 
 int bslz4_matrix_destroy(bslz4_matrix* matrix) {
-    delete matrix;
-    return BSLZ4_OK;
+    return destroy_call("bslz4_matrix_destroy", matrix, "matrix");
 }

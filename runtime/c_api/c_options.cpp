@@ -1,12 +1,17 @@
+// bslz4_options: initialised, read (struct_size, every field in range) and turned into the
+// classes' options.
 #include "c_options.hpp"
 
 #include <string>
 
+#include "argument_checks.hpp"
 #include "bslz4/error.hpp"
 #include "c_arguments.hpp"
 #include "c_status.hpp"
 
 namespace bslz4::c_api {
+
+static_assert(BSLZ4_MAX_THREADS == kMaxThreads, "the C limit is the library's");
 
 bslz4_options options_or_default(const bslz4_options* options) {
     bslz4_options o;
@@ -17,6 +22,8 @@ bslz4_options options_or_default(const bslz4_options* options) {
         throw Error(ErrorCode::bad_argument, "options.struct_size is " + std::to_string(options->struct_size) + ", not " +
                                                  std::to_string(sizeof(bslz4_options)) +
                                                  " (fill the options with bslz4_options_init first)");
+    // Every class's options, though only the CPU classes start threads: one rule for all.
+    detail::checked_thread_count(options->threads, "options.threads");
     return *options;
 }
 

@@ -33,9 +33,12 @@ int bslz4_batch_frame(const bslz4_batch* batch, size_t f, bslz4_frame* frame) {
         require(frame, "frame");
         if (f >= batch->nframes)
             throw Error(ErrorCode::bad_argument, "frame " + std::to_string(f) + " of a batch of " + std::to_string(batch->nframes));
-        const std::size_t at = f * batch->row_length;
+        const std::size_t bpp = pixel_size(pixel_type_from(batch->pixel_type));
+        const std::size_t at = size_product(f, batch->row_length, "the frame's place in the batch");
+        // Its values' and indices' byte offsets must not wrap either (a view's fields may be anything).
+        size_product(at, bpp > sizeof(std::uint32_t) ? bpp : sizeof(std::uint32_t), "the frame's place in the batch");
         *frame = bslz4_frame{batch->npixels[f],
-                             static_cast<const std::uint8_t*>(batch->values) + at * pixel_size(pixel_type_from(batch->pixel_type)),
+                             static_cast<const std::uint8_t*>(batch->values) + at * bpp,
                              batch->indices + at,
                              batch->pixel_type,
                              batch->last_cut ? batch->last_cut[f] : std::numeric_limits<double>::quiet_NaN(),
@@ -48,6 +51,8 @@ int bslz4_frame_copy(const bslz4_frame* frame, void* values, size_t values_bytes
                      size_t indices_capacity) {
     return guarded("bslz4_frame_copy", [&] {
         require(frame, "frame");
+        checked_bytes(values_bytes, "values_bytes");
+        checked_count<std::uint32_t>(indices_capacity, "indices_capacity");
         const std::size_t bytes = size_product(frame->npixels, pixel_size(pixel_type_from(frame->pixel_type)), "frame values");
         check_room(bytes, values_bytes, "values (bytes)");
         check_room(frame->npixels, indices_capacity, "indices");
@@ -65,6 +70,8 @@ int bslz4_coo_copy(const bslz4_coo* coo, uint32_t* row, uint32_t* col, size_t ca
                    size_t values_bytes) {
     return guarded("bslz4_coo_copy", [&] {
         require(coo, "coo");
+        checked_count<std::uint32_t>(capacity, "capacity");
+        checked_bytes(values_bytes, "values_bytes");
         const std::size_t bytes = size_product(coo->npixels, pixel_size(pixel_type_from(coo->pixel_type)), "coo values");
         check_room(coo->npixels, capacity, "row and col");
         check_room(bytes, values_bytes, "values (bytes)");
@@ -83,6 +90,7 @@ int bslz4_coo_copy(const bslz4_coo* coo, uint32_t* row, uint32_t* col, size_t ca
 int bslz4_powder_copy(const bslz4_powder* powder, void* out, size_t out_bytes) {
     return guarded("bslz4_powder_copy", [&] {
         const Powder p = powder_of(powder);
+        checked_bytes(out_bytes, "out_bytes");
         const std::size_t bytes = size_product(size_product(p.nframes, p.bins, "powder"), accumulator_size(p.acc), "powder");
         check_room(bytes, out_bytes, "out (bytes)");
         if (bytes) {

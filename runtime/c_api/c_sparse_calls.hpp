@@ -9,16 +9,18 @@
 
 #include "bslz4/bslz4.h"
 #include "c_arguments.hpp"
+#include "c_handle_class.hpp"
 #include "c_in_call.hpp"
 #include "c_results.hpp"
 #include "c_status.hpp"
 
 namespace bslz4::c_api {
 
-// A C handle: the C++ object and what it lends to C until its next call. Integrates: the class
-// also gives powders (the CSC classes), so their calls need a bslz4_powder to fill.
-template <class Engine, bool Integrates>
-struct Handle {
+// A C handle of class C: the C++ object and what it lends to C until its next call.
+// Integrates: the class also gives powders (the CSC classes), so their calls need a
+// bslz4_powder to fill.
+template <class Engine, bool Integrates, HandleClass C>
+struct Handle : Tagged<C> {
     static constexpr bool integrates = Integrates;
     Engine engine;
     LentResults lent;
@@ -40,7 +42,7 @@ int frame_call(const char* function, H* h, const void* chunk, std::size_t chunk_
         const InCall in_call(h);
         require(chunk, "chunk");
         require_results<H>(result, powder);
-        lend(h->engine(ByteView(chunk, chunk_bytes), cut), h->lent, result, powder);
+        lend(h->engine(bytes_at(chunk, chunk_bytes, "chunk"), cut), h->lent, result, powder);
         return BSLZ4_OK;
     });
 }
@@ -52,7 +54,7 @@ int coo_call(const char* function, H* h, const void* chunk, std::size_t chunk_by
         const InCall in_call(h);
         require(chunk, "chunk");
         require_results<H>(result, powder);
-        lend(h->engine.coo(ByteView(chunk, chunk_bytes), cut), h->lent, result, powder);
+        lend(h->engine.coo(bytes_at(chunk, chunk_bytes, "chunk"), cut), h->lent, result, powder);
         return BSLZ4_OK;
     });
 }
@@ -122,7 +124,7 @@ template <class H>
 int reserve_call(const char* function, H* h, std::size_t frames, std::size_t chunk_bytes) {
     return guarded(function, [&] {
         const InCall in_call(h);
-        h->engine.reserve(frames, chunk_bytes);
+        h->engine.reserve(checked_count<const void*>(frames, "frames"), checked_bytes(chunk_bytes, "chunk_bytes"));
         return BSLZ4_OK;
     });
 }

@@ -1,6 +1,7 @@
 // Every C entry point runs its body inside guarded(): a C++ exception becomes a status value and
 // the calling thread's message, so none crosses into C (std::bad_alloc included).
 #pragma once
+#include <cstdio>
 #include <exception>
 #include <new>
 #include <stdexcept>
@@ -36,6 +37,11 @@ int guarded(const char* function, Body&& body) noexcept {
         return fail(status_of(e.code()), function, e.what());
     } catch (const std::bad_alloc&) {
         return fail(BSLZ4_E_OUT_OF_MEMORY, function, "host memory could not be had (std::bad_alloc)");
+    } catch (const std::length_error& e) {
+        // A container asked for more than it can ever hold: a request too large, not a bug.
+        char message[512];
+        std::snprintf(message, sizeof message, "more host memory asked for than can be had (std::length_error: %s)", e.what());
+        return fail(BSLZ4_E_OUT_OF_MEMORY, function, message);
     } catch (const std::exception& e) {
         return fail(BSLZ4_E_INTERNAL, function, e.what());
     } catch (...) {

@@ -1,10 +1,12 @@
 #include "argument_checks.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
 
+#include "bslz4/chunk2sparse.hpp"
 #include "bslz4/error.hpp"
 
 namespace bslz4 {
@@ -51,6 +53,21 @@ void check_buffer_ranges(ByteView base, const std::vector<std::uint64_t>& offset
             throw Error(e.code(), "frame " + std::to_string(f) + ": " + e.what());
         }
     }
+}
+
+unsigned checked_thread_count(unsigned threads, const char* option) {
+    if (threads > kMaxThreads)
+        throw Error(ErrorCode::bad_argument, std::string(option) + " is " + std::to_string(threads) + ", more than the " +
+                                                 std::to_string(kMaxThreads) +
+                                                 " threads bslz4 starts at most (0 means one on each CPU the process may use)");
+    return threads;
+}
+
+void check_reserve_frames(std::size_t frames, std::size_t frame_result_bytes) {
+    if (frame_result_bytes && frames > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / frame_result_bytes)
+        throw Error(ErrorCode::bad_argument, "reserve for " + std::to_string(frames) + " frames: their results, " +
+                                                 std::to_string(frame_result_bytes) +
+                                                 " bytes a frame, are more than any buffer holds");
 }
 
 void check_frame_mask(ByteView mask, std::size_t ni, std::size_t nj) {

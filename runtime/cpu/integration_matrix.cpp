@@ -31,8 +31,10 @@ IntegrationMatrix normalise_matrix(const MatrixInput& in) {
     const char* minor_name = csc ? "bins" : "pixels";
     if (in.bins == 0 || in.pixels == 0)
         throw Error(ErrorCode::bad_matrix, "matrix shape " + str(in.bins) + " x " + str(in.pixels) + " is empty");
-    if (in.pixels > 0xFFFFFFFFull || in.data_size > 0xFFFFFFFFull)
-        throw Error(ErrorCode::bad_matrix, "matrix too large for 32-bit indices");
+    // bins too: row_start has bins + 1 entries, which wraps to none for a bins of SIZE_MAX.
+    if (in.bins > 0xFFFFFFFFull || in.pixels > 0xFFFFFFFFull || in.data_size > 0xFFFFFFFFull)
+        throw Error(ErrorCode::bad_matrix, "matrix of " + str(in.bins) + " bins x " + str(in.pixels) + " pixels, " +
+                                               str(in.data_size) + " weights: too large for 32-bit indices");
     if (in.indptr_size != major + 1) {
         // Name the layout and shape given: a file's layout may have been guessed from this very
         // length, so say when it is the other layout's.

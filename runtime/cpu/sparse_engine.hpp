@@ -67,7 +67,8 @@ public:
     std::vector<std::size_t> last_nabove;
 
     SparseEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o)
-        : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o), pool(o.threads),
+        : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o),
+          pool(checked_thread_count(o.threads, "Chunk2SparseOptions::threads")),
           top(o.howmany, o.thresholds) {
         check_frame_mask(m, ni, nj);
         mask.assign(m.data, m.data + m.size);

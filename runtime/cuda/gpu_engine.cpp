@@ -203,6 +203,7 @@ std::size_t GpuEngine::group_frames(std::size_t g, std::size_t first, std::size_
 
 void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory chunks) {
     CallGuard guard(caller_);
+    bslz4::detail::check_reserve_frames(frames, format_.npix * (format_.bpp + 4) + powder_spec_.row_bytes());
     ScopedContext scope(ctx_);
     // No longer lz4 chunk is ever uploaded (FrameFaults::before_upload); a zstd chunk uploads
     // its restaged length, whatever its own.

@@ -15,3 +15,19 @@ int expect_failure(int got, int status, const char* function, const char* what, 
             line, what, got, bslz4_status_name(got), status, bslz4_status_name(status), function, message);
     return 0;
 }
+
+int expect_class_refused(int got, const char* function, const char* parameter, const char* given, const char* expected,
+                         const char* what, const char* file, int line) {
+    char named[256];
+    if (given)
+        snprintf(named, sizeof named, ": %s is a %s, not the %s ", parameter, given, expected);
+    else
+        snprintf(named, sizeof named, ": %s is not a %s: it is no bslz4 handle", parameter, expected);
+    if (!expect_failure(got, BSLZ4_E_BAD_ARGUMENT, function, what, file, line)) return 0;
+    ++c_check_count;
+    if (strstr(bslz4_last_error(), named)) return 1;
+    ++c_check_failures;
+    fprintf(stderr, "%s:%d: FAILED: %s: the message does not say \"%s\"; last error: %s\n", file, line, what, named,
+            bslz4_last_error());
+    return 0;
+}

@@ -26,4 +26,12 @@ extern int c_check_count;
 int expect_failure(int got, int status, const char* function, const char* what, const char* file, int line);
 #define CHECK_FAILS(call, status, function, what) expect_failure((call), (status), (function), (what), __FILE__, __LINE__)
 
+/* A call given a handle of the wrong class: BSLZ4_E_BAD_ARGUMENT from `function`, its message
+ * naming `parameter`, the class `given` ("PARAMETER is a GIVEN, not the EXPECTED ...") or, for
+ * given NULL, memory that is no handle ("PARAMETER is not a EXPECTED: it is no bslz4 handle"). */
+int expect_class_refused(int got, const char* function, const char* parameter, const char* given, const char* expected,
+                         const char* what, const char* file, int line);
+#define CHECK_CLASS_REFUSED(call, function, parameter, given, expected, what) \
+    expect_class_refused((call), (function), (parameter), (given), (expected), (what), __FILE__, __LINE__)
+
 #endif

@@ -2,8 +2,8 @@
  * ../shared/testdata ($BSLZ4_TESTDATA; exit 77 with the reason when it is not there);
  * `test_c_api local` does the same for tests/data ($BSLZ4_LOCAL_TESTDATA), then powders, top
  * pixels, bad frames in batches, and every error path (truncated chunks, outputs too small,
- * NULL pointers, wrong sizes and values): each must give its status and a message naming the
- * function. */
+ * NULL pointers, wrong sizes and values, sizes and thread counts past the limits, handles of
+ * the wrong class): each must give its status and a message naming the function. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,9 +13,11 @@
 #include "bslz4/bslz4.h"
 #include "c_check.h"
 #include "frame_lists.h"
+#include "handle_classes.h"
 #include "reference_table.h"
 #include "row_sum_matrix.h"
 #include "sha256.h"
+#include "size_limits.h"
 
 /* Is pixel i of `pixels` (of type t) above cut, compared exactly (NaN never)? */
 static int above(const void* pixels, int t, size_t i, double cut) {
@@ -614,11 +616,13 @@ static void check_errors(const loaded* l) {
         chunk_lengths[0] = l->chunk_bytes;
         CHECK_OK(bslz4_chunk2sparse_multi(sparse, chunks, chunk_lengths, 1, 1.0, &batch), "a batch of one");
         CHECK_FAILS(bslz4_batch_frame(&batch, 1, &frame), BSLZ4_E_BAD_ARGUMENT, "bslz4_batch_frame", "a frame past the batch");
-        /* Sizes whose product does not fit in a size_t are refused, not wrapped past the room checks. */
+        /* Sizes whose product does not fit in a size_t are refused, not wrapped past the room checks
+           (the rooms the largest the limits allow, so that the wrap is what is refused). */
         frame.npixels = SIZE_MAX / 2;
         frame.pixel_type = BSLZ4_U32;
-        CHECK_FAILS(bslz4_frame_copy(&frame, values, SIZE_MAX, indices, SIZE_MAX), BSLZ4_E_BAD_ARGUMENT, "bslz4_frame_copy",
-                    "a frame whose byte count wraps");
+        if (CHECK_FAILS(bslz4_frame_copy(&frame, values, BSLZ4_MAX_BYTES, indices, BSLZ4_MAX_BYTES / 4),
+                        BSLZ4_E_BAD_ARGUMENT, "bslz4_frame_copy", "a frame whose byte count wraps"))
+            CHECK(strstr(bslz4_last_error(), "does not fit in a size_t") != NULL, "the wrap is what is named");
         bslz4_chunk2sparse_destroy(sparse);
     }
     bslz4_chunk2sparse_destroy(NULL);
@@ -670,6 +674,8 @@ int main(int argc, char** argv) {
         if (load(dir, "u16_eiger_514x1030", &eiger)) {
             check_powders(&eiger);
             check_errors(&eiger);
+            check_cpu_size_limits(&eiger.c, eiger.chunk, eiger.chunk_bytes, eiger.pixels);
+            check_cpu_handle_classes(&eiger.c, eiger.chunk, eiger.chunk_bytes);
             check_bad_frames(&eiger);
             check_one_call_at_a_time(&eiger);
         } else {

@@ -2,9 +2,11 @@
  * decodes ($BSLZ4_TESTDATA, else $BSLZ4_LOCAL_TESTDATA), lists bit for bit (call, multi,
  * from_buffer, coo, from_device), dense frames (decompress and decompress_from_device), powders
  * (f64, i64 bit for bit; call, multi, from_device, integrate, integrate_from_device), top pixels,
- * bad frames and errors with the CPU's status and message. Without a GPU, or in a library built
- * without the GPU runtime, the GPU functions must still answer with a status and a message;
- * then the program exits 77 (skipped), or 1 with BSLZ4_REQUIRE_GPU=1. */
+ * bad frames and errors with the CPU's status and message, handles of the wrong class and sizes
+ * past the limits refused. Without a GPU, or in a library built without the GPU runtime, the
+ * GPU functions must still answer with a status and a message (the class and limit checks
+ * that need no device included); then the program exits 77 (skipped), or 1 with
+ * BSLZ4_REQUIRE_GPU=1. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,8 @@
 #include "bslz4/cuda/dlpack.h"
 #include "c_check.h"
 #include "frame_lists.h"
+#include "gpu_handle_classes.h"
+#include "gpu_size_limits.h"
 #include "reference_table.h"
 #include "row_sum_matrix.h"
 
@@ -472,6 +476,19 @@ static void check_without_gpu(const char* reason) {
                 "pinned memory without a GPU");
     CHECK(pinned == NULL, "no pinned memory");
     CHECK_OK(bslz4_gpu_chunk2sparse_destroy(NULL), "destroying nothing");
+    check_gpu_handle_classes_without_gpu(expected == BSLZ4_E_NO_GPU_SUPPORT);
+    check_gpu_size_limits_without_gpu(expected == BSLZ4_E_NO_GPU_SUPPORT);
+}
+
+/* Handles of the wrong class and sizes past the limits, on the case called name. */
+static void check_classes_and_limits(const char* dir, const char* name) {
+    reference_case c;
+    size_t chunk_bytes = 0;
+    unsigned char* chunk = load_named(dir, name, &c, &chunk_bytes);
+    if (!chunk) return;
+    check_gpu_handle_classes(&c, chunk, chunk_bytes);
+    check_gpu_size_limits(&c, chunk, chunk_bytes);
+    free(chunk);
 }
 
 int main(void) {
@@ -509,6 +526,7 @@ int main(void) {
     check_powders(dir, "u16_eiger_514x1030");
     check_errors(dir, "u16_eiger_514x1030");
     check_pinned_and_options(dir, "u16_eiger_514x1030");
+    check_classes_and_limits(dir, "u16_eiger_514x1030");
     CHECK_OK(bslz4_gpu_release_shared(), "release_shared");
     printf("gpu: %zu cases decoded on the GPU, %d checks, %d failed\n", decoded, c_check_count, c_check_failures);
     return c_check_failures ? 1 : 0;

@@ -9,7 +9,11 @@
  *   success leaves it as it was. No C++ exception ever leaves the library.
  * - Handles are opaque; each class has _create and _destroy (destroy of NULL does nothing). One
  *   handle takes one call at a time; different handles may be used from different threads at
- *   once.
+ *   once. A handle knows its class: one passed (cast) to another class's function, destroy
+ *   included, is refused with BSLZ4_E_BAD_ARGUMENT naming the class expected and the one given.
+ * - Sizes and counts have limits (BSLZ4_MAX_BYTES, BSLZ4_MAX_THREADS, ... below), checked
+ *   before anything is read or allocated: past one is BSLZ4_E_BAD_ARGUMENT naming the
+ *   parameter; a size within them that cannot be had is BSLZ4_E_OUT_OF_MEMORY.
  * - Results are either written into buffers the caller passes, with their sizes (too small:
  *   BSLZ4_E_OUTPUT_TOO_SMALL, and the size needed where the function has an output for it), or
  *   lent by the handle (the bslz4_frame / bslz4_batch / bslz4_coo / bslz4_powder views): those
@@ -92,6 +96,18 @@ enum { BSLZ4_UNBLOCK_GPU = 0, BSLZ4_UNBLOCK_CPU = 1 };
 /* Matrix input layouts (scipy's csc_matrix: a column per pixel; csr: a row per bin) and index types. */
 enum { BSLZ4_LAYOUT_CSC = 0, BSLZ4_LAYOUT_CSR = 1 };
 enum { BSLZ4_INDEX_I32 = 0, BSLZ4_INDEX_U32 = 1 };
+
+/* Limits. BSLZ4_MAX_BYTES: a buffer's size in bytes (of data, or of room for a result), and an
+ * array's count times its element's size (chunks, offsets, lengths, indices, matrix arrays,
+ * capacities), at most PTRDIFF_MAX, the largest object C can have: a size past it (SIZE_MAX, a
+ * negative number cast) is a mistake that would wrap sums. BSLZ4_MAX_THREADS: options.threads
+ * at most 1024, fixed rather than a multiple of this host's CPUs so that options valid on one
+ * node are valid on every node (more threads than CPUs only share them). BSLZ4_MAX_THRESHOLDS:
+ * nthresholds at most 16 (or BSLZ4_DEFAULT_THRESHOLDS). A frame (ni * nj) has at most
+ * 2^32 - 1 pixels, and a matrix at most 2^32 - 1 bins, pixels and weights (32-bit indices). */
+#define BSLZ4_MAX_BYTES ((size_t)PTRDIFF_MAX)
+#define BSLZ4_MAX_THREADS 1024u
+#define BSLZ4_MAX_THRESHOLDS 16u
 
 /* howmany = BSLZ4_EVERY_PIXEL: no top-pixel limit. nthresholds = BSLZ4_DEFAULT_THRESHOLDS:
  * thresholds not given, the default series max(cut, 1) * 2^i, i = 0..15 (nthresholds = 0 is an
@@ -224,9 +240,9 @@ typedef struct bslz4_options {
     size_t howmany;            /* BSLZ4_EVERY_PIXEL */
     const double* thresholds;  /* NULL; copied when the handle is made */
     size_t nthresholds;        /* BSLZ4_DEFAULT_THRESHOLDS */
-    unsigned threads;          /* CPU: frames decoded at once; 0: every CPU the process may use */
-    unsigned batch;            /* GPU: frames decoded together; 0: from the device */
-    unsigned group;            /* GPU: frames uploaded together; 0: from the device */
+    unsigned threads;          /* CPU: frames decoded at once, at most BSLZ4_MAX_THREADS; 0: every CPU the process may use */
+    unsigned batch;            /* GPU: frames decoded together (at most 64: more is lowered, as what fits); 0: from the device */
+    unsigned group;            /* GPU: frames uploaded together (at most 256: more is lowered, as what fits); 0: from the device */
     int unblock;               /* GPU: BSLZ4_UNBLOCK_GPU */
     int device;                /* GPU: -1: the current context's device, else 0 */
 } bslz4_options;

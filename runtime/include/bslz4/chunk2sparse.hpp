@@ -19,9 +19,17 @@ namespace detail {
 class SparseEngine;
 }
 
+// The most threads a CPU class starts (Chunk2SparseOptions::threads; more is a bad_argument
+// Error). Fixed, not a multiple of this host's CPUs, so that options valid on one node are valid
+// on every node; 1024 is above the logical CPUs of the largest two-socket hosts (768), and each
+// thread beyond the CPUs only shares them while it holds a stack and a block buffer.
+constexpr unsigned kMaxThreads = 1024;
+
 struct Chunk2SparseOptions {
     Codec codec = Codec::lz4;
-    unsigned threads = 0;  // frames decoded at once by multi / from_buffer; 0: every CPU the process may use (bslz4::usable_cpu_count)
+    // Frames decoded at once by multi / from_buffer, at most kMaxThreads; 0: every CPU the
+    // process may use (bslz4::usable_cpu_count).
+    unsigned threads = 0;
     // A bad frame in multi / from_buffer / from_frames: throw (default) or report it in the
     // batch and return the others. operator() and coo always throw.
     OnError on_error = OnError::throw_first;
