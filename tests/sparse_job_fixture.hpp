@@ -22,18 +22,29 @@ inline tool::SparseJob cpu_sparse_job(const std::string& scan, const std::string
     job.cut = 4;
     job.where = tool::SparseJob::Where::cpu;
     job.quiet = true;
+    job.overwrite = true;  // the tests of the refusal say otherwise
     return job;
 }
 
 // Runs `job` (a one-dataset scan of more than 64 frames) with its stop flag raised before it
 // starts, as if SIGINT came during the first batch: it finishes that batch of 64 frames and
-// leaves them in a readable output marked complete = 0.
+// keeps them in a readable OUTPUT.incomplete marked complete = 0, the output not written.
 inline void check_stopped_after_first_batch(const tool::SparseJob& job) {
+    const bool existed = std::filesystem::exists(job.output);
+    const auto before = existed ? std::filesystem::last_write_time(job.output) : std::filesystem::file_time_type{};
+    const auto size_before = existed ? std::filesystem::file_size(job.output) : 0;
     const std::atomic<bool> stop{true};
     const tool::SparseSummary s = tool::run_sparse_job(job, stop);
     CHECK(s.interrupted);
     CHECK(s.frames == 64);
-    const H5Reader f(job.output);
+    // the output is left as it was: still there unchanged, or still not there
+    REQUIRE(std::filesystem::exists(job.output) == existed);
+    if (existed) {
+        CHECK(std::filesystem::last_write_time(job.output) == before);
+        CHECK(std::filesystem::file_size(job.output) == size_before);
+    }
+    REQUIRE(s.incomplete_output == job.output + ".incomplete");
+    const H5Reader f(s.incomplete_output);
     CHECK(f.attribute("/entry/data/data", "nframes") == std::vector<std::int64_t>{64});
     CHECK(f.attribute("/entry/data/data", "complete") == std::vector<std::int64_t>{0});
 }

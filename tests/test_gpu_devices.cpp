@@ -278,6 +278,7 @@ tool::SparseSummary run_job(const std::string& scan, const std::string& out, too
     job.input = scan;
     job.output = out;
     job.cut = 3;
+    job.overwrite = true;
     job.where = where;
     job.devices = std::move(devices);
     job.quiet = true;
@@ -353,6 +354,7 @@ TEST_CASE("bslz4 sparse --howmany on the GPU writes the CPU's top-pixel lists, w
             tool::SparseJob job;
             job.input = scan;
             job.output = test::temp_path("top_gpu_out.h5");
+            job.overwrite = true;
             job.cut = 2;
             job.where = where;
             job.quiet = true;

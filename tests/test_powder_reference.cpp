@@ -91,7 +91,7 @@ TEST_CASE("bslz4 sparse on eiger_like.h5 with powder.h5's matrix gives the libra
     const Reference& r = reference();
     const std::string dir = tool::default_testdata_dir(), out = test::temp_path("eiger_like_sparse.h5");
     const test::ToolResult run =
-        test::run_tool("sparse " + dir + "/eiger_like.h5 -o " + out + " --cut 10 --matrix " + dir + "/powder.h5:csc --quiet");
+        test::run_tool("sparse --overwrite " + dir + "/eiger_like.h5 -o " + out + " --cut 10 --matrix " + dir + "/powder.h5:csc --quiet");
     INFO(run.err);
     REQUIRE(run.code == 0);
     const test::H5Reader f(out);

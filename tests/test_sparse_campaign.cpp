@@ -137,7 +137,7 @@ Campaign write_campaign() {
     write_text(c.list, text);
     for (const std::string& in : c.good) {
         const std::string ref = temp_path("campaign_reference.h5");
-        const test::ToolResult r = run_tool("sparse " + in + " -o " + ref + " --cut 4 --cpu --quiet");
+        const test::ToolResult r = run_tool("sparse --overwrite " + in + " -o " + ref + " --cut 4 --cpu --quiet");
         INFO(r.err);
         REQUIRE(r.code == 0);
         c.reference[in] = content_of(ref);
@@ -160,7 +160,7 @@ TEST_CASE(
         for (std::size_t k = 0; k < n; ++k) {
             const std::string shard = std::to_string(k) + "/" + std::to_string(n);
             const test::ToolResult r =
-                run_tool("sparse --list " + c.list + " -o " + out + "/ --cut 4 --cpu --shard " + shard);
+                run_tool("sparse --overwrite --list " + c.list + " -o " + out + "/ --cut 4 --cpu --shard " + shard);
             INFO("shard " << shard << "\n" << r.out << r.err);
             bool has_failing = false;
             for (std::size_t i = k; i < c.inputs.size(); i += n)
@@ -188,7 +188,7 @@ TEST_CASE("several inputs on the command line go to -o DIR as a list would; one 
     const std::string out = temp_path("campaign_positional");
     std::filesystem::remove_all(out);
     const test::ToolResult r =
-        run_tool("sparse " + c.good[0] + " " + c.good[1] + " -o " + out + " --cut 4 --cpu");
+        run_tool("sparse --overwrite " + c.good[0] + " " + c.good[1] + " -o " + out + " --cut 4 --cpu");
     INFO(r.out << r.err);
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("total (2 inputs): 2 done, 0 failed, 0 not done"));
@@ -197,7 +197,7 @@ TEST_CASE("several inputs on the command line go to -o DIR as a list would; one 
 
     const std::string one = temp_path("campaign_one");
     std::filesystem::remove_all(one);
-    const test::ToolResult r1 = run_tool("sparse " + c.good[2] + " -o " + one + "/ --cut 4 --cpu --quiet");
+    const test::ToolResult r1 = run_tool("sparse --overwrite " + c.good[2] + " -o " + one + "/ --cut 4 --cpu --quiet");
     INFO(r1.out << r1.err);
     REQUIRE(r1.code == 0);
     CHECK(content_of(one + "/scan_0003_sparse.h5") == c.reference.at(c.good[2]));
@@ -214,7 +214,7 @@ TEST_CASE("a list skips blank lines and # comments, drops blanks around a path, 
     CHECK_THROWS_WITH(tool::read_input_list(list), Catch::Contains("names no input file"));
     CHECK_THROWS_AS(tool::read_input_list(temp_path("campaign_no_such_list.txt")), tool::UsageError);
 
-    const test::ToolResult r = run_tool("sparse --list " + temp_path("campaign_no_such_list.txt") + " -o " +
+    const test::ToolResult r = run_tool("sparse --overwrite --list " + temp_path("campaign_no_such_list.txt") + " -o " +
                                         temp_path("campaign_never") + " --cut 4 --quiet");
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("cannot read it"));
@@ -238,7 +238,7 @@ TEST_CASE("inputs that would write one output are refused before anything runs, 
     const std::string out = root + "/out";
 
     test::ToolResult r =
-        run_tool("sparse " + root + "/a/scan.h5 " + root + "/b/scan.h5 -o " + out + " --cut 4 --quiet");
+        run_tool("sparse --overwrite " + root + "/a/scan.h5 " + root + "/b/scan.h5 -o " + out + " --cut 4 --quiet");
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains(root + "/a/scan.h5 and " + root + "/b/scan.h5 would both write " + out +
                                       "/scan_sparse.h5"));
@@ -248,18 +248,18 @@ TEST_CASE("inputs that would write one output are refused before anything runs, 
     write_campaign_scan(root + "/a/scan.hdf5", 3, 4);
     write_text(root + "/list.txt", root + "/a/scan.h5\n" + root + "/a/scan.hdf5\n");
     for (const char* shard : {"0/2", "1/2"}) {
-        r = run_tool("sparse --list " + root + "/list.txt -o " + out + " --cut 4 --quiet --shard " + shard);
+        r = run_tool("sparse --overwrite --list " + root + "/list.txt -o " + out + " --cut 4 --quiet --shard " + shard);
         CHECK(r.code == 2);
         CHECK_THAT(r.err, Catch::Contains("would both write"));
     }
-    r = run_tool("sparse " + root + "/a/scan.h5 " + root + "/a/scan.h5 -o " + out + " --cut 4 --quiet");
+    r = run_tool("sparse --overwrite " + root + "/a/scan.h5 " + root + "/a/scan.h5 -o " + out + " --cut 4 --quiet");
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains(root + "/a/scan.h5 is given twice"));
     CHECK_FALSE(std::filesystem::exists(out));
 
     // an output that is another input of the list
     write_campaign_scan(root + "/a/scan_sparse.h5", 4, 4);
-    r = run_tool("sparse " + root + "/a/scan.h5 " + root + "/a/scan_sparse.h5 -o " + root + "/a --cut 4 --quiet");
+    r = run_tool("sparse --overwrite " + root + "/a/scan.h5 " + root + "/a/scan_sparse.h5 -o " + root + "/a --cut 4 --quiet");
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("is the input file"));
 }
@@ -293,7 +293,7 @@ TEST_CASE("a malformed --shard, or a command that mixes the forms, is a usage er
         "--list " + root + "/list.txt -o " + out,
     };
     for (const std::string& args : bad_commands) {
-        const test::ToolResult r = run_tool("sparse " + args + " --quiet");
+        const test::ToolResult r = run_tool("sparse --overwrite " + args + " --quiet");
         INFO(args << "\n" << r.err);
         CHECK(r.code == 2);
         CHECK_THAT(r.err, Catch::Contains("see 'bslz4 sparse --help'"));
@@ -306,6 +306,7 @@ TEST_CASE("a stop before a scan starts leaves it and the rest not done, named, a
     const std::string out = temp_path("campaign_stopped");
     std::filesystem::remove_all(out);
     tool::SparseJob options;
+    options.overwrite = true;
     options.cut = 4;
     options.where = tool::SparseJob::Where::cpu;
     options.quiet = true;
@@ -336,6 +337,7 @@ TEST_CASE("a stop during a campaign ends the scan in hand at its batch, marked i
     write_campaign_scan(last, 3, 8);
     const std::string out = root + "/out";
     tool::SparseJob options;
+    options.overwrite = true;
     options.cut = 4;
     options.where = tool::SparseJob::Where::cpu;
     options.quiet = true;
@@ -368,10 +370,12 @@ TEST_CASE("a stop during a campaign ends the scan in hand at its batch, marked i
     CHECK(rep.not_done == 2);
     CHECK(content_of(plan.outputs[0]).complete == std::vector<std::int64_t>{1});
     CHECK_THAT(text_err, Catch::Contains("bslz4: not done: " + last + " (not started)"));
-    CHECK_THAT(text_err, Catch::Contains("bslz4: not done: " + long_scan + " (interrupted; " + plan.outputs[1] +
-                                         " is incomplete)"));
+    CHECK_THAT(text_err, Catch::Contains("bslz4: not done: " + long_scan + " (interrupted)"));
+    CHECK_THAT(text_err, Catch::Contains("bslz4: interrupted: " + plan.outputs[1] + ".incomplete holds the ") &&
+                             Catch::Contains(plan.outputs[1] + " is not written"));
     CHECK_THAT(text_out, Catch::Contains(long_scan + " -> " + plan.outputs[1] + ": INTERRUPTED after"));
-    const SparseContent partial = content_of(plan.outputs[1]);
+    CHECK_FALSE(std::filesystem::exists(plan.outputs[1]));
+    const SparseContent partial = content_of(plan.outputs[1] + ".incomplete");
     CHECK(partial.complete == std::vector<std::int64_t>{0});
     CHECK(partial.nframes.at(0) < static_cast<std::int64_t>(kLongFrames));
     CHECK_FALSE(std::filesystem::exists(plan.outputs[2]));

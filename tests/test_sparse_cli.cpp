@@ -108,14 +108,14 @@ TEST_CASE("a failing run leaves an existing output file as it was, even while an
     write_cli_scan(good);
     write_cli_scan(bad, 70);  // the first batch is written before the fault
     std::remove(out.c_str());
-    test::ToolResult r = run_tool("sparse " + good + " -o " + out + " --cut 4 --cpu --quiet");
+    test::ToolResult r = run_tool("sparse --overwrite " + good + " -o " + out + " --cut 4 --cpu --quiet");
     INFO(r.err);
     REQUIRE(r.code == 0);
     const std::string before = bytes_of(out);
     REQUIRE(!before.empty());
     {
         const test::H5Reader held(out);  // open (and HDF5-locked) here while bslz4 runs
-        r = run_tool("sparse " + bad + " -o " + out + " --cut 4 --cpu --quiet");
+        r = run_tool("sparse --overwrite " + bad + " -o " + out + " --cut 4 --cpu --quiet");
         CHECK(r.code == 1);
         CHECK_THAT(r.err, Catch::Contains("frame 70") && Catch::Contains(out + " is left unchanged"));
         CHECK(nframes_in(held) == static_cast<std::int64_t>(kCliFrames));
@@ -126,7 +126,7 @@ TEST_CASE("a failing run leaves an existing output file as it was, even while an
     // with no file there before, a failing run leaves none
     const std::string fresh = temp_path("cli_never_written.h5");
     std::remove(fresh.c_str());
-    r = run_tool("sparse " + bad + " -o " + fresh + " --cut 4 --cpu --quiet");
+    r = run_tool("sparse --overwrite " + bad + " -o " + fresh + " --cut 4 --cpu --quiet");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains(fresh + " is not written"));
     CHECK_FALSE(file_exists(fresh));
@@ -138,13 +138,13 @@ TEST_CASE("a successful run replaces an existing output file; a reader of the ol
     const std::string scan = temp_path("cli_scan_replace.h5"), out = temp_path("cli_replaced.h5");
     write_cli_scan(scan);
     std::remove(out.c_str());
-    test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --frames 0:10 --cpu --quiet");
+    test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --frames 0:10 --cpu --quiet");
     INFO(r.err);
     REQUIRE(r.code == 0);
     REQUIRE(chmod(out.c_str(), 0640) == 0);
     {
         const test::H5Reader held(out);
-        r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+        r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
         INFO(r.err);
         REQUIRE(r.code == 0);
         CHECK(nframes_in(held) == 10);
@@ -158,7 +158,8 @@ TEST_CASE("a successful run replaces an existing output file; a reader of the ol
     CHECK(test::temporaries_of(out).empty());
 }
 
-TEST_CASE("a stopped run puts its readable, incomplete file in place of an existing output", "[sparse-cli]") {
+TEST_CASE("a stopped run (Ctrl-C) keeps its readable, incomplete file in OUTPUT.incomplete and leaves an existing output as "
+          "it was", "[sparse-cli]") {
     const std::string scan = temp_path("cli_scan_stop.h5"), out = temp_path("cli_stopped.h5");
     write_cli_scan(scan);
     {
@@ -182,18 +183,18 @@ TEST_CASE("-o naming the input, the mask file or the matrix file is refused as a
     const std::string scan_bytes = bytes_of(scan), mat_bytes = bytes_of(mat);
 
     for (const std::string& o : {scan, link}) {
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + o + " --cut 4 --cpu --quiet");
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + o + " --cut 4 --cpu --quiet");
         CHECK(r.code == 2);
         CHECK_THAT(r.err, Catch::Contains("is the input file") && Catch::Contains("left unchanged"));
     }
-    test::ToolResult r = run_tool("sparse " + link + " -o " + scan + " --cut 4 --cpu --quiet");  // through another path
+    test::ToolResult r = run_tool("sparse --overwrite " + link + " -o " + scan + " --cut 4 --cpu --quiet");  // through another path
     CHECK(r.code == 2);
     const std::string other = temp_path("cli_scan_other.h5");
     write_cli_scan(other);
-    r = run_tool("sparse " + other + " -o " + link + " --cut 4 --mask " + scan + ":/entry/data/data --cpu --quiet");
+    r = run_tool("sparse --overwrite " + other + " -o " + link + " --cut 4 --mask " + scan + ":/entry/data/data --cpu --quiet");
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("is the --mask file"));
-    r = run_tool("sparse " + scan + " -o " + mat + " --cut 4 --matrix " + mat + ":csr --cpu --quiet");
+    r = run_tool("sparse --overwrite " + scan + " -o " + mat + " --cut 4 --matrix " + mat + ":csr --cpu --quiet");
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("is the --matrix file"));
     CHECK(bytes_of(scan) == scan_bytes);
@@ -206,7 +207,7 @@ TEST_CASE("--matrix FILE without :GROUP is a usage error saying FILE.h5:GROUP is
     write_cli_scan(scan);
     tool::write_matrix(mat, "csr", normalise_matrix(cli_matrix().input()));
     for (const std::string& spec : {mat, mat + ":"}) {
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + temp_path("cli_out_spec.h5") +
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + temp_path("cli_out_spec.h5") +
                                             " --cut 4 --matrix " + spec + " --cpu --quiet");
         CHECK(r.code == 2);
         CHECK_THAT(r.err, Catch::Contains("FILE.h5:GROUP expected"));
@@ -248,7 +249,7 @@ TEST_CASE("a matrix saved without a shape attribute: bins and pixels are inferre
     write_cli_scan(scan);
     std::vector<double> first;
     for (const char* group : {"csr_shaped", "csr", "csc"}) {
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --matrix " + mat + ":" + group +
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --matrix " + mat + ":" + group +
                                             " --cpu --quiet");
         INFO(group << ": " << r.err);
         REQUIRE(r.code == 0);
@@ -293,14 +294,14 @@ TEST_CASE("every matrix file error names the file and the group", "[sparse-cli]"
     // and through the command, with exit 1 (bad data)
     const std::string scan = temp_path("cli_scan_errors.h5");
     write_cli_scan(scan);
-    const test::ToolResult r = run_tool("sparse " + scan + " -o " + temp_path("cli_out_errors.h5") + " --cut 4 --matrix " +
+    const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + temp_path("cli_out_errors.h5") + " --cut 4 --matrix " +
                                         mat + ":bad_shape --cpu --quiet");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains(mat + ":/bad_shape: "));
 }
 
 TEST_CASE("--help says what --acc i64 makes exact and that it refuses sums that could overflow", "[sparse-cli]") {
-    const test::ToolResult r = run_tool("sparse --help");
+    const test::ToolResult r = run_tool("sparse --overwrite --help");
     CHECK(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("i64 sums integers") && Catch::Contains("fixed point") &&
                           Catch::Contains("same on CPU and GPU") && Catch::Contains("refused"));
@@ -314,7 +315,7 @@ TEST_CASE("--readers N sets the reading threads: any count gives the same file, 
     std::vector<std::uint32_t> first_rows;
     for (const char* readers : {"1", "3", "16"}) {
         const std::string out = temp_path(std::string("cli_readers_") + readers + ".h5");
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet --readers " + readers);
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet --readers " + readers);
         INFO(readers << ": " << r.err);
         REQUIRE(r.code == 0);
         const test::H5Reader f(out);
@@ -325,7 +326,7 @@ TEST_CASE("--readers N sets the reading threads: any count gives the same file, 
         CHECK(rows == first_rows);
     }
     for (const char* bad : {"0", "17", "x"}) {
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + temp_path("cli_readers_bad.h5") + " --cut 4 --readers " + bad);
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + temp_path("cli_readers_bad.h5") + " --cut 4 --readers " + bad);
         CHECK(r.code == 2);
         CHECK_THAT(r.err, Catch::Contains("--readers"));
     }
@@ -344,12 +345,12 @@ TEST_CASE("--device takes all, a GPU number or a comma list; anything else is a 
     // As the command meets them: refused before anything is read (the input does not exist).
     const std::string missing = temp_path("cli_device_no_such_scan.h5"), out = temp_path("cli_device_out.h5");
     for (const char* bad : {"x", "0,,1", "-1", "1,1"}) {
-        const test::ToolResult r = run_tool("sparse " + missing + " -o " + out + " --cut 4 --device " + bad);
+        const test::ToolResult r = run_tool("sparse --overwrite " + missing + " -o " + out + " --cut 4 --device " + bad);
         INFO(bad << ": " << r.err);
         CHECK(r.code == 2);
         CHECK_THAT(r.err, Catch::Contains("--device '" + std::string(bad) + "'"));
     }
-    const test::ToolResult both = run_tool("sparse " + missing + " -o " + out + " --cut 4 --cpu --device 0");
+    const test::ToolResult both = run_tool("sparse --overwrite " + missing + " -o " + out + " --cut 4 --cpu --device 0");
     CHECK(both.code == 2);
     CHECK_THAT(both.err, Catch::Contains("give --cpu or --device, not both"));
     const test::ToolResult bench = run_tool("bench --device 0,x");
@@ -372,14 +373,14 @@ TEST_CASE("--device with no GPU present is an error saying so before any file is
     const std::string scan = temp_path("cli_scan_device.h5"), out = temp_path("cli_device_none.h5");
     write_cli_scan(scan);
     for (const char* spec : {"all", "0", "0,1"}) {
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --quiet --device " + spec);
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --quiet --device " + spec);
         INFO(spec << ": " << r.err);
         CHECK(r.code == 1);
         CHECK_THAT(r.err, Catch::Contains("--device " + std::string(spec) + ": " + why));
         CHECK(!file_exists(out));
     }
     // before the input is opened: the same error for a scan that is not there
-    const test::ToolResult missing = run_tool("sparse " + temp_path("cli_device_missing.h5") + " -o " + out + " --cut 4 --device all");
+    const test::ToolResult missing = run_tool("sparse --overwrite " + temp_path("cli_device_missing.h5") + " -o " + out + " --cut 4 --device all");
     CHECK(missing.code == 1);
     CHECK_THAT(missing.err, Catch::Contains("--device all: " + why));
     // the library's callers: a job naming GPUs does not fall back to the CPU either

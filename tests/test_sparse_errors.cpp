@@ -128,12 +128,12 @@ TEST_CASE("--on-error skip: bad chunks at the start, middle and end cost their f
     const Scans& s = scans();
     const std::string want_out = temp_path("errors_clean_out.h5"), got_out = temp_path("errors_skip_out.h5");
     const std::string common = " --cut 4 --cpu --quiet --matrix " + s.matrix + ":csr";
-    test::ToolResult r = run_tool("sparse " + s.clean + " -o " + want_out + common);
+    test::ToolResult r = run_tool("sparse --overwrite " + s.clean + " -o " + want_out + common);
     INFO(r.err);
     REQUIRE(r.code == 0);
     for (const char* readers : {"1", "3"}) {
         INFO(readers << " readers");
-        r = run_tool("sparse " + s.damaged + " -o " + got_out + common + " --on-error skip --readers " + readers);
+        r = run_tool("sparse --overwrite " + s.damaged + " -o " + got_out + common + " --on-error skip --readers " + readers);
         INFO(r.err << r.out);
         CHECK(r.code == 1);
         check_good_frames_equal(read_output(got_out), read_output(want_out), kBins);
@@ -163,7 +163,7 @@ TEST_CASE("--on-error skip: bad chunks at the start, middle and end cost their f
                               Catch::Contains("... and 1 more bad frame, listed in " + got_out + "'s bad_frames"));
     }
     // without a matrix too (no powder): the same lists
-    r = run_tool("sparse " + s.damaged + " -o " + got_out + " --cut 4 --cpu --quiet --on-error skip");
+    r = run_tool("sparse --overwrite " + s.damaged + " -o " + got_out + " --cut 4 --cpu --quiet --on-error skip");
     CHECK(r.code == 1);
     const Output got = read_output(got_out), want = read_output(want_out);
     REQUIRE(got.nnz.size() == want.nnz.size());
@@ -206,7 +206,7 @@ TEST_CASE("--on-error stop (the default) ends the scan at its first bad frame: e
     for (const char* mode : {"", " --on-error stop"}) {
         INFO("mode:" << mode);
         std::remove(out.c_str());
-        const test::ToolResult r = run_tool("sparse " + s.damaged + " -o " + out + " --cut 4 --cpu --quiet" + mode);
+        const test::ToolResult r = run_tool("sparse --overwrite " + s.damaged + " -o " + out + " --cut 4 --cpu --quiet" + mode);
         CHECK(r.code == 1);
         CHECK_THAT(r.err, Catch::StartsWith("bslz4: " + s.damaged + ":/entry/data/data frame 0: ") &&
                               Catch::Contains(out + " is not written"));
@@ -217,7 +217,7 @@ TEST_CASE("--on-error stop (the default) ends the scan at its first bad frame: e
     const std::string behind = temp_path("errors_behind_raw.h5");
     test::write_corrupt_scan(behind, false);
     test::rewrite_chunk(behind, 30, test::damaged_chunk({30, ErrorCode::truncated_chunk}), 0);
-    const test::ToolResult r = run_tool("sparse " + behind + " -o " + out + " --cut 4 --cpu --quiet");
+    const test::ToolResult r = run_tool("sparse --overwrite " + behind + " -o " + out + " --cut 4 --cpu --quiet");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::StartsWith("bslz4: " + behind + ":/entry/data/data frame 30: "));
 }
@@ -279,16 +279,16 @@ TEST_CASE("--on-error takes stop or skip; anything else is a usage error (exit 2
     const std::string missing = temp_path("errors_no_such_scan.h5"), out = temp_path("errors_usage_out.h5");
     for (const char* bad : {"Skip", "ignore", "''", "stop,skip"}) {
         INFO(bad);
-        const test::ToolResult r = run_tool("sparse " + missing + " -o " + out + " --cut 4 --cpu --on-error " + bad);
+        const test::ToolResult r = run_tool("sparse --overwrite " + missing + " -o " + out + " --cut 4 --cpu --on-error " + bad);
         CHECK(r.code == 2);
         CHECK_THAT(r.err, Catch::Contains("--on-error '") && Catch::Contains("expected stop") && Catch::Contains("or skip"));
     }
-    const test::ToolResult none = run_tool("sparse " + missing + " -o " + out + " --cut 4 --cpu --on-error");
+    const test::ToolResult none = run_tool("sparse --overwrite " + missing + " -o " + out + " --cut 4 --cpu --on-error");
     CHECK(none.code == 2);
     CHECK_FALSE(file_exists(out));
     CHECK(tool::parse_on_error("stop") == OnError::throw_first);
     CHECK(tool::parse_on_error("skip") == OnError::report);
-    const test::ToolResult help = run_tool("sparse --help");
+    const test::ToolResult help = run_tool("sparse --overwrite --help");
     CHECK(help.code == 0);
     CHECK_THAT(help.out, Catch::Contains("--on-error stop|skip"));
 }
@@ -301,7 +301,7 @@ TEST_CASE("in a campaign under --on-error skip, a scan with bad frames is writte
     std::filesystem::remove_all(dir);
     const std::string damaged_out = tool::sparse_output_name(s.damaged, dir + "/"),
                       clean_out = tool::sparse_output_name(s.clean, dir + "/");
-    test::ToolResult r = run_tool("sparse " + s.damaged + " " + s.clean + " -o " + dir + "/ --cut 4 --cpu --on-error skip");
+    test::ToolResult r = run_tool("sparse --overwrite " + s.damaged + " " + s.clean + " -o " + dir + "/ --cut 4 --cpu --on-error skip");
     INFO(r.err << r.out);
     CHECK(r.code == 1);
     CHECK_THAT(r.out, Catch::Contains(s.damaged + " -> " + damaged_out + ": 150 frames") &&
@@ -317,12 +317,12 @@ TEST_CASE("in a campaign under --on-error skip, a scan with bad frames is writte
     }
     CHECK(test::H5Reader(clean_out).bad_frames(kGroup + "/bad_frames").empty());
     // the clean scan alone: exit 0
-    r = run_tool("sparse " + s.clean + " -o " + dir + "/ --cut 4 --cpu --on-error skip");
+    r = run_tool("sparse --overwrite " + s.clean + " -o " + dir + "/ --cut 4 --cpu --on-error skip");
     CHECK(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("total (1 inputs): 1 done, 0 failed, 0 not done, 0 with bad frames;"));
     // under stop, the damaged scan fails as before and is not written
     std::filesystem::remove_all(dir);
-    r = run_tool("sparse " + s.damaged + " " + s.clean + " -o " + dir + "/ --cut 4 --cpu --quiet");
+    r = run_tool("sparse --overwrite " + s.damaged + " " + s.clean + " -o " + dir + "/ --cut 4 --cpu --quiet");
     CHECK(r.code == 1);
     CHECK_THAT(r.out, Catch::Contains(s.damaged + ": FAILED: ") && Catch::Contains("1 done, 1 failed"));
     CHECK_FALSE(file_exists(damaged_out));

@@ -113,7 +113,7 @@ TEST_CASE("sparse --pixels-in-spot K writes the lists without it cut down to the
     write_options_scan(scan);
     for (const std::string top : {"", " --howmany 40 --thresholds 8,16"}) {
         INFO("options:" << top);
-        test::ToolResult r = run_tool("sparse " + scan + " -o " + all_out + " --cut 2 --cpu --quiet" + top);
+        test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + all_out + " --cut 2 --cpu --quiet" + top);
         INFO(r.err);
         REQUIRE(r.code == 0);
         const Output all = read_output(all_out);
@@ -121,7 +121,7 @@ TEST_CASE("sparse --pixels-in-spot K writes the lists without it cut down to the
         for (const auto& l : all.frames) all_pixels += l.size();
         for (const std::size_t k : {1, 2, 3, 6}) {
             INFO("--pixels-in-spot " << k);
-            r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --cpu --json --pixels-in-spot " + std::to_string(k) + top);
+            r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --cpu --json --pixels-in-spot " + std::to_string(k) + top);
             INFO(r.err);
             REQUIRE(r.code == 0);
             const Output got = read_output(out);
@@ -141,7 +141,7 @@ TEST_CASE("sparse --pixels-in-spot K writes the lists without it cut down to the
             CHECK(kept + dropped == all_pixels);
         }
     }
-    const test::ToolResult plain = run_tool("sparse " + scan + " -o " + out + " --cut 2 --cpu --pixels-in-spot 3");
+    const test::ToolResult plain = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --cpu --pixels-in-spot 3");
     CHECK_THAT(plain.out, Catch::Contains(" pixels not in spots of 3 dropped"));
 }
 
@@ -150,11 +150,11 @@ TEST_CASE("--pixels-in-spot takes a whole number", "[sparse-options]") {
     write_options_scan(scan);
     for (const char* bad : {"-1", "x", "2.5", "''"}) {
         INFO(bad);
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --pixels-in-spot " + bad);
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --pixels-in-spot " + bad);
         CHECK(r.code == 2);
         CHECK_THAT(r.err, Catch::Contains("--pixels-in-spot"));
     }
-    const test::ToolResult help = run_tool("sparse --help");
+    const test::ToolResult help = run_tool("sparse --overwrite --help");
     CHECK_THAT(help.out, Catch::Contains("--pixels-in-spot K") && Catch::Contains("8-connected"));
 }
 
@@ -189,19 +189,19 @@ TEST_CASE("--frames A:B reads as a Python slice, and an end past the scan is an 
     const std::string scan = temp_path("options_frames_scan.h5"), out = temp_path("options_frames_out.h5"),
                       whole = temp_path("options_frames_whole.h5");
     write_options_scan(scan);
-    test::ToolResult r = run_tool("sparse " + scan + " -o " + whole + " --cut 2 --cpu --quiet");
+    test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + whole + " --cut 2 --cpu --quiet");
     REQUIRE(r.code == 0);
     const Output w = read_output(whole);
-    r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --cpu --quiet --frames -10:");
+    r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --cpu --quiet --frames -10:");
     INFO(r.err);
     REQUIRE(r.code == 0);
     const Output last = read_output(out);
     REQUIRE(last.frames.size() == 10);
     for (std::size_t f = 0; f < 10; ++f) require_same_lists(last.frames[f], w.frames[60 + f]);
-    r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --cpu --quiet --frames 0:300");
+    r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --cpu --quiet --frames 0:300");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("--frames 0:300") && Catch::Contains("70 frames"));
-    r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --cpu --quiet --frames x:3");
+    r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --cpu --quiet --frames x:3");
     CHECK(r.code == 2);  // a usage error: nothing read
 }
 
@@ -211,16 +211,16 @@ TEST_CASE("--quiet prints nothing on success, --json one line of JSON, for one s
     write_options_scan(a);
     write_options_scan(b);
     std::filesystem::remove_all(dir);
-    test::ToolResult r = run_tool("sparse " + a + " -o " + out + " --cut 2 --cpu --quiet");
+    test::ToolResult r = run_tool("sparse --overwrite " + a + " -o " + out + " --cut 2 --cpu --quiet");
     CHECK(r.code == 0);
     CHECK(r.out.empty());
     CHECK(r.err.empty());
-    r = run_tool("sparse " + a + " " + b + " -o " + dir + "/ --cut 2 --cpu --quiet");
+    r = run_tool("sparse --overwrite " + a + " " + b + " -o " + dir + "/ --cut 2 --cpu --quiet");
     CHECK(r.code == 0);
     CHECK(r.out.empty());
     CHECK(r.err.empty());
 
-    r = run_tool("sparse " + a + " -o " + out + " --cut 2 --cpu --quiet --json");
+    r = run_tool("sparse --overwrite " + a + " -o " + out + " --cut 2 --cpu --quiet --json");
     REQUIRE(r.code == 0);
     REQUIRE(lines_of(r.out).size() == 1);
     CHECK_THAT(r.out, Catch::StartsWith("{\"kind\": \"scan\", \"input\": \"" + a + "\", \"output\": \"" + out +
@@ -228,7 +228,7 @@ TEST_CASE("--quiet prints nothing on success, --json one line of JSON, for one s
     CHECK_THAT(r.out, Catch::Contains("\"seconds\": ") && Catch::Contains("\"frames_per_s\": ") &&
                           Catch::Contains("\"decoder\": \"CPU (") && Catch::EndsWith("}\n"));
 
-    r = run_tool("sparse " + a + " " + b + " " + temp_path("options_no_such.h5") + " -o " + dir + "/ --cut 2 --cpu --json");
+    r = run_tool("sparse --overwrite " + a + " " + b + " " + temp_path("options_no_such.h5") + " -o " + dir + "/ --cut 2 --cpu --json");
     CHECK(r.code == 1);
     const std::vector<std::string> lines = lines_of(r.out);
     REQUIRE(lines.size() == 4);
@@ -239,12 +239,12 @@ TEST_CASE("--quiet prints nothing on success, --json one line of JSON, for one s
                              Catch::Contains("\"frames\": 140,") && Catch::Contains("\"exit_code\": 1}"));
 
     // what is not a success still says so under --quiet: the failed scan, and the total
-    r = run_tool("sparse " + a + " " + temp_path("options_no_such.h5") + " -o " + dir + "/ --cut 2 --cpu --quiet");
+    r = run_tool("sparse --overwrite " + a + " " + temp_path("options_no_such.h5") + " -o " + dir + "/ --cut 2 --cpu --quiet");
     CHECK(r.code == 1);
     CHECK_THAT(r.out, Catch::Contains("options_no_such.h5: FAILED: ") && Catch::Contains("total (2 inputs): 1 done, 1 failed"));
     CHECK_THAT(r.out, !Catch::Contains(a + " -> "));
     // one scan failing under --json: its line, and the message on stderr
-    r = run_tool("sparse " + temp_path("options_no_such.h5") + " -o " + out + " --cut 2 --cpu --json");
+    r = run_tool("sparse --overwrite " + temp_path("options_no_such.h5") + " -o " + out + " --cut 2 --cpu --json");
     CHECK(r.code == 1);
     CHECK_THAT(r.out, Catch::StartsWith("{\"kind\": \"scan\"") && Catch::Contains("\"status\": \"failed\""));
     CHECK_THAT(r.err, Catch::Contains("cannot open"));
@@ -270,7 +270,7 @@ TEST_CASE("--use-mask FILE:PATH uses the pixels where it is nonzero, --mask FILE
     for (const bool use : {true, false}) {
         INFO((use ? "--use-mask" : "--mask"));
         const test::ToolResult r =
-            run_tool("sparse " + scan + " -o " + out + " --cut 2 --cpu --quiet " + (use ? "--use-mask " : "--mask ") + mask_file + ":/m");
+            run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --cpu --quiet " + (use ? "--use-mask " : "--mask ") + mask_file + ":/m");
         INFO(r.err);
         REQUIRE(r.code == 0);
         std::vector<std::uint8_t> library_mask(m.size());  // nonzero = use
@@ -284,13 +284,13 @@ TEST_CASE("--use-mask FILE:PATH uses the pixels where it is nonzero, --mask FILE
                 REQUIRE(got.frames[f].row[p] * kNj + got.frames[f].col[p] == want.indices[p]);
         }
     }
-    test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --mask " + mask_file + ":/m --use-mask " + mask_file + ":/m");
+    test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --mask " + mask_file + ":/m --use-mask " + mask_file + ":/m");
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("nonzero = do not use") && Catch::Contains("nonzero = use"));
-    r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --use-mask " + mask_file);
+    r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --use-mask " + mask_file);
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("--use-mask") && Catch::Contains("FILE:PATH"));
-    const test::ToolResult help = run_tool("sparse --help");
+    const test::ToolResult help = run_tool("sparse --overwrite --help");
     CHECK_THAT(help.out, Catch::Contains("--mask FILE:PATH     NeXus's, as in a pixel_mask: nonzero = bad, do NOT use the pixel\n"
                                          "  --use-mask FILE:PATH the library's (Chunk2Sparse's mask): nonzero = USE the pixel\n"));
 }
@@ -300,18 +300,18 @@ TEST_CASE("a scan run without a mask says so in its summary: no pixel_mask in th
                       out = temp_path("options_unmasked_out.h5");
     write_options_scan(bare);
     write_options_scan(masked, std::vector<std::uint8_t>(kNi * kNj, 0));
-    test::ToolResult r = run_tool("sparse " + bare + " -o " + out + " --cut 2 --cpu");
+    test::ToolResult r = run_tool("sparse --overwrite " + bare + " -o " + out + " --cut 2 --cpu");
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("; unmasked (the file has no pixel_mask: none at /entry/instrument/detector/pixel_mask or /entry/data/pixel_mask)"));
-    r = run_tool("sparse " + bare + " -o " + out + " --cut 2 --cpu --json");
-    CHECK_THAT(r.out, Catch::Contains("\"mask\": \"none (the file has no pixel_mask)\", \"unmasked\": true}"));
-    r = run_tool("sparse " + masked + " -o " + out + " --cut 2 --cpu --no-mask");
+    r = run_tool("sparse --overwrite " + bare + " -o " + out + " --cut 2 --cpu --json");
+    CHECK_THAT(r.out, Catch::Contains("\"mask\": \"none (the file has no pixel_mask)\", \"unmasked\": true, \"masked_pixels\": 0, \"masked_fraction\": 0}"));
+    r = run_tool("sparse --overwrite " + masked + " -o " + out + " --cut 2 --cpu --no-mask");
     CHECK_THAT(r.out, Catch::Contains("; unmasked (--no-mask)"));
-    r = run_tool("sparse " + masked + " -o " + out + " --cut 2 --cpu");
+    r = run_tool("sparse --overwrite " + masked + " -o " + out + " --cut 2 --cpu");
     CHECK_THAT(r.out, !Catch::Contains("; unmasked"));
     const std::string dir = temp_path("options_unmasked_dir");
     std::filesystem::remove_all(dir);
-    r = run_tool("sparse " + bare + " " + masked + " -o " + dir + "/ --cut 2 --cpu");
+    r = run_tool("sparse --overwrite " + bare + " " + masked + " -o " + dir + "/ --cut 2 --cpu");
     REQUIRE(r.code == 0);
     const std::vector<std::string> lines = lines_of(r.out);
     REQUIRE(lines.size() == 3);
@@ -322,10 +322,10 @@ TEST_CASE("a scan run without a mask says so in its summary: no pixel_mask in th
 TEST_CASE("--per-file is taken (one group per data file of a master)", "[sparse-options]") {
     const std::string scan = temp_path("options_per_file.h5"), out = temp_path("options_per_file_out.h5");
     write_options_scan(scan);
-    const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --cpu --quiet --per-file");
+    const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --cpu --quiet --per-file");
     INFO(r.err);
     CHECK(r.code == 0);
-    CHECK_THAT(run_tool("sparse --help").out, Catch::Contains("--per-file"));
+    CHECK_THAT(run_tool("sparse --overwrite --help").out, Catch::Contains("--per-file"));
 }
 
 TEST_CASE("decode and encode take numpy's type names as well as ours", "[sparse-options]") {

@@ -98,7 +98,7 @@ TEST_CASE("sparse writes the ImageD11 layout, equal to the library's lists and p
     const Scan s = write_test_scan(scan);
     const IntegrationMatrix m = normalise_matrix(test::random_csr(40, kNi * kNj, 2.0, 9).input());
     tool::write_matrix(mat, "csr", m);
-    const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --matrix " + mat + ":csr --cpu");
+    const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --matrix " + mat + ":csr --cpu");
     INFO(r.err);
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("70 frames"));
@@ -134,7 +134,7 @@ TEST_CASE("sparse writes the ImageD11 layout, equal to the library's lists and p
 
     // --mask FILE:PATH (NeXus convention) gives what the file's own pixel_mask gave
     const std::string out_mask = temp_path("out_mask.h5");
-    const test::ToolResult rm = run_tool("sparse " + scan + " -o " + out_mask + " --cut 4 --mask " + scan +
+    const test::ToolResult rm = run_tool("sparse --overwrite " + scan + " -o " + out_mask + " --cut 4 --mask " + scan +
                                          ":/entry/instrument/detector/pixel_mask --cpu --quiet");
     INFO(rm.err);
     REQUIRE(rm.code == 0);
@@ -146,7 +146,7 @@ TEST_CASE("sparse writes the ImageD11 layout, equal to the library's lists and p
 
     // --frames, --no-mask and the i64 accumulator
     const test::ToolResult r2 =
-        run_tool("sparse " + scan + " -o " + out + " --cut 4 --frames 10:25 --no-mask --matrix " + mat + ":csr --acc i64 --cpu --quiet");
+        run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --frames 10:25 --no-mask --matrix " + mat + ":csr --acc i64 --cpu --quiet");
     INFO(r2.err);
     REQUIRE(r2.code == 0);
     const test::H5Reader f2(out);
@@ -163,7 +163,7 @@ TEST_CASE("an Eiger master file's external data links are followed in order, int
     const Scan s = write_test_scan(part1);
     write_test_scan(part2);
     write_master_file(master, {"bslz4_test_master_data_000001.h5", "bslz4_test_master_data_000002.h5"});
-    const test::ToolResult r = run_tool("sparse " + master + " -o " + out + " --cut 4 --no-mask --cpu");
+    const test::ToolResult r = run_tool("sparse --overwrite " + master + " -o " + out + " --cut 4 --no-mask --cpu");
     INFO(r.err);
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("140 frames"));
@@ -178,7 +178,7 @@ TEST_CASE("an Eiger master file's external data links are followed in order, int
         REQUIRE(nnz.size() == 2 * kFrames);
         CHECK(std::vector<std::uint32_t>(nnz.begin(), nnz.begin() + kFrames) == std::vector<std::uint32_t>(nnz.begin() + kFrames, nnz.end()));
     }
-    const test::ToolResult per_file = run_tool("sparse " + master + " -o " + out + " --cut 4 --no-mask --cpu --quiet --per-file");
+    const test::ToolResult per_file = run_tool("sparse --overwrite " + master + " -o " + out + " --cut 4 --no-mask --cpu --quiet --per-file");
     INFO(per_file.err);
     REQUIRE(per_file.code == 0);
     const test::H5Reader f(out);
@@ -196,42 +196,42 @@ TEST_CASE("an Eiger master file's data link that does not resolve is an error na
     write_test_scan(part1);
     // the second file of the scan is missing: reading the first alone would lose frames silently
     write_master_file(master, {"bslz4_test_broken_master_data_000001.h5", "bslz4_test_broken_master_data_000002.h5"});
-    const test::ToolResult r = run_tool("sparse " + master + " -o " + out + " --cut 4 --no-mask --cpu");
+    const test::ToolResult r = run_tool("sparse --overwrite " + master + " -o " + out + " --cut 4 --no-mask --cpu");
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("/entry/data/data_000002 is an external link to "
                                       "bslz4_test_broken_master_data_000002.h5:/entry/data/data"));
 }
 
-TEST_CASE("an interrupted run leaves a readable file with the frames done, marked incomplete", "[sparse-tool]") {
+TEST_CASE("an interrupted run leaves a readable OUTPUT.incomplete with the frames done, marked incomplete", "[sparse-tool]") {
     const std::string scan = temp_path("scan_stop.h5"), out = temp_path("out_stop.h5");
     write_test_scan(scan);
     test::check_stopped_after_first_batch(test::cpu_sparse_job(scan, out));
-    CHECK(test::H5Reader(out).dataset<std::int32_t>("/entry/data/data/nnz", H5T_NATIVE_INT32).size() == 64);
+    CHECK(test::H5Reader(out + ".incomplete").dataset<std::int32_t>("/entry/data/data/nnz", H5T_NATIVE_INT32).size() == 64);
 }
 
 TEST_CASE("sparse refuses bad input with a message naming it", "[sparse-tool]") {
     const std::string scan = temp_path("scan_bad.h5"), out = temp_path("out_bad.h5");
     write_test_scan(scan, 7);
     std::remove(out.c_str());
-    test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+    test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("/entry/data/data frame 7:") && Catch::Contains(out + " is not written"));
     CHECK_FALSE(std::ifstream(out).good());  // a failed run leaves no output behind (an interrupted one does)
 
-    r = run_tool("sparse " + temp_path("no_such_file.h5") + " -o " + out + " --cut 4");
+    r = run_tool("sparse --overwrite " + temp_path("no_such_file.h5") + " -o " + out + " --cut 4");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("no_such_file.h5: cannot open"));
-    r = run_tool("sparse " + scan + " --dataset /entry/nope -o " + out + " --cut 4");
+    r = run_tool("sparse --overwrite " + scan + " --dataset /entry/nope -o " + out + " --cut 4");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("no dataset /entry/nope"));
-    r = run_tool("sparse " + scan + " -o /nonexistent_dir/out.h5 --cut 4");
+    r = run_tool("sparse --overwrite " + scan + " -o /nonexistent_dir/out.h5 --cut 4");
     CHECK(r.code == 1);
-    CHECK_THAT(r.err, Catch::Contains("cannot create the output file"));
-    r = run_tool("sparse " + scan + " -o " + out);
+    CHECK_THAT(r.err, Catch::Contains("the folder /nonexistent_dir does not exist"));
+    r = run_tool("sparse --overwrite " + scan + " -o " + out);
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("--cut"));
-    r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --frames 90:95");
+    r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --frames 90:95");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("selects no frame"));
 
@@ -251,13 +251,13 @@ TEST_CASE("sparse refuses bad input with a message naming it", "[sparse-tool]") 
         tool::h5::Handle d2(H5Dcreate2(file.get(), "pairs", H5T_STD_U16LE, space.get(), H5P_DEFAULT, p2.get(), H5P_DEFAULT),
                             H5Dclose, "d2");
     }
-    r = run_tool("sparse " + gz + " --dataset /gzip -o " + out + " --cut 4");
+    r = run_tool("sparse --overwrite " + gz + " --dataset /gzip -o " + out + " --cut 4");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("HDF5 filter 1") && Catch::Contains("only bitshuffle (32008)"));
-    r = run_tool("sparse " + gz + " --dataset /pairs -o " + out + " --cut 4");
+    r = run_tool("sparse --overwrite " + gz + " --dataset /pairs -o " + out + " --cut 4");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("one chunk must be one frame"));
-    r = run_tool("sparse " + gz + " -o " + out + " --cut 4");
+    r = run_tool("sparse --overwrite " + gz + " -o " + out + " --cut 4");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("no /entry/data/data"));
 }
@@ -422,7 +422,7 @@ TEST_CASE("the scan writer records bitshuffle's own five values whether or not t
             CHECK(v[3] == 0);
             CHECK(v[4] == (codec == Codec::zstd ? 3u : 2u));
             if (codec == Codec::zstd) CHECK(v[5] == 5);
-            const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+            const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
             INFO(r.err);
             CHECK(r.code == 0);
         }
@@ -433,7 +433,7 @@ TEST_CASE("bitshuffle values doubled by a plugin's set_local are refused, listin
     // what the writer made when it gave the plugin all five values: the plugin put its own three in front
     const std::string scan = temp_path("scan_doubled.h5"), out = temp_path("out_doubled.h5");
     write_scan_with_values(scan, H5T_STD_U16LE, {0, 3, 2, 0, 3, 2, 0, 2}, test_chunks(3));
-    const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+    const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains(scan + ":/entry/data/data") && Catch::Contains("0 3 2 0 3 2 0 2") &&
@@ -456,7 +456,7 @@ TEST_CASE("bitshuffle values that do not fit the dataset are refused, naming wha
     for (const auto& c : cases) {
         INFO(c.why);
         write_scan_with_values(scan, H5T_STD_U16LE, c.values, test_chunks(2));
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
         INFO(r.err);
         CHECK(r.code == 1);
         CHECK_THAT(r.err, Catch::Contains(scan + ":/entry/data/data") && Catch::Contains(c.why));
@@ -466,7 +466,7 @@ TEST_CASE("bitshuffle values that do not fit the dataset are refused, naming wha
 TEST_CASE("a big-endian scan is refused, naming the file, the dataset and the byte order", "[sparse-tool]") {
     const std::string scan = temp_path("scan_big_endian.h5"), out = temp_path("out_big_endian.h5");
     write_scan_with_values(scan, H5T_STD_U16BE, {0, 3, 2, 0, 2}, test_chunks(2));
-    const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+    const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains(scan + ":/entry/data/data") && Catch::Contains("big-endian"));
@@ -517,7 +517,7 @@ TEST_CASE("masks are read in their own type: any nonzero value, NaN too, masks t
         kind.write(mask, true, "/detector/mask");
         for (const std::string& how : {std::string(), " --mask " + mask + ":/detector/mask"}) {
             INFO((how.empty() ? "the scan's NeXus pixel_mask" : how));
-            const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet" + how);
+            const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet" + how);
             INFO(r.err);
             REQUIRE(r.code == 0);
             CHECK(listed_per_frame(out) == want);
@@ -529,7 +529,7 @@ TEST_CASE("masks are read in their own type: any nonzero value, NaN too, masks t
     H5Tset_size(text.get(), 1);
     const std::vector<char> letters(n, 'x');
     write_dataset(scan, false, tool::kNexusPixelMask, text.get(), text.get(), letters);
-    const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+    const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("pixel_mask") && Catch::Contains("string"));
 }
@@ -550,21 +550,21 @@ TEST_CASE("a pixel_mask link that does not resolve is an error naming the link a
         make([](hid_t det) {
             return H5Lcreate_external("bslz4_test_no_such_mask.h5", "/mask", det, "pixel_mask", H5P_DEFAULT, H5P_DEFAULT);
         });
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
         INFO(r.err);
         CHECK(r.code == 1);
         CHECK_THAT(r.err, Catch::Contains(tool::kNexusPixelMask) && Catch::Contains("bslz4_test_no_such_mask.h5:/mask"));
     }
     SECTION("a soft link to nothing") {
         make([](hid_t det) { return H5Lcreate_soft("/entry/nowhere/mask", det, "pixel_mask", H5P_DEFAULT, H5P_DEFAULT); });
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
         INFO(r.err);
         CHECK(r.code == 1);
         CHECK_THAT(r.err, Catch::Contains(tool::kNexusPixelMask) && Catch::Contains("/entry/nowhere/mask"));
     }
     SECTION("--mask through a dangling link") {
         make([](hid_t det) { return H5Lcreate_soft("/entry/nowhere/mask", det, "pixel_mask", H5P_DEFAULT, H5P_DEFAULT); });
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet --mask " + scan + ":" +
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet --mask " + scan + ":" +
                                             tool::kNexusPixelMask);
         INFO(r.err);
         CHECK(r.code == 1);
@@ -572,7 +572,7 @@ TEST_CASE("a pixel_mask link that does not resolve is an error naming the link a
     }
     SECTION("--no-mask: the file's pixel_mask is not looked at") {
         make([](hid_t det) { return H5Lcreate_soft("/entry/nowhere/mask", det, "pixel_mask", H5P_DEFAULT, H5P_DEFAULT); });
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet --no-mask");
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet --no-mask");
         INFO(r.err);
         CHECK(r.code == 0);
     }
@@ -586,7 +586,7 @@ TEST_CASE("a chunk index that claims more bytes than the file or the frame can h
     SECTION("0xFFFFFFFF bytes: more than the file") {
         tool::write_scan(scan, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
         patch_file(scan, find_chunk_record(scan, 3, static_cast<std::uint32_t>(chunks[3].size())).size_at, std::uint32_t{0xFFFFFFFF});
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
         INFO(r.err);
         CHECK(r.code == 1);
         CHECK_THAT(r.err, Catch::Contains("/entry/data/data frame 3") && Catch::Contains("4294967295 bytes") &&
@@ -602,7 +602,7 @@ TEST_CASE("a chunk index that claims more bytes than the file or the frame can h
         const std::size_t lie = 30000;
         REQUIRE(size_of_file() > lie + 1000);
         patch_file(scan, find_chunk_record(scan, 5, static_cast<std::uint32_t>(many[5].size())).size_at, static_cast<std::uint32_t>(lie));
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
         INFO(r.err);
         CHECK(r.code == 1);
         CHECK_THAT(r.err, Catch::Contains("/entry/data/data frame 5") && Catch::Contains("30000 bytes") &&
@@ -613,7 +613,7 @@ TEST_CASE("a chunk index that claims more bytes than the file or the frame can h
         const ChunkRecord first = find_chunk_record(scan, 0, static_cast<std::uint32_t>(chunks[0].size()));
         const std::uint64_t address = little_endian_at<std::uint64_t>(file_bytes(scan), first.address_at);
         patch_file(scan, find_chunk_record(scan, 4, static_cast<std::uint32_t>(chunks[4].size())).address_at, address + 1);
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
         INFO(r.err);
         CHECK(r.code == 1);
         CHECK_THAT(r.err, Catch::Contains("/entry/data/data frame 4") && Catch::Contains("over frame 0"));
@@ -653,7 +653,7 @@ TEST_CASE("a file with a user block is read at its chunks' true places", "[spars
     }
     const std::string out_plain = temp_path("out_plain.h5"), out_blocked = temp_path("out_user_block.h5");
     for (const auto& [in, out] : {std::pair{plain, out_plain}, std::pair{blocked, out_blocked}}) {
-        const test::ToolResult r = run_tool("sparse " + in + " -o " + out + " --cut 4 --cpu --quiet");
+        const test::ToolResult r = run_tool("sparse --overwrite " + in + " -o " + out + " --cut 4 --cpu --quiet");
         INFO(in << ": " << r.err);
         REQUIRE(r.code == 0);
     }
@@ -668,7 +668,7 @@ TEST_CASE("HDF5's failures on the reader thread are our one-line messages, witho
     const std::uint64_t beyond = 2 * file_bytes(scan).size() + 4096;
     patch_file(scan, find_chunk_record(scan, 3, static_cast<std::uint32_t>(chunks[3].size())).address_at, beyond);
     // read by position: the index's address is checked against the file before any read
-    const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+    const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("/entry/data/data frame 3") && Catch::Contains("at byte " + std::to_string(beyond)) &&
@@ -844,7 +844,7 @@ TEST_CASE("an interrupted run with several reader threads and the writer's threa
     const auto chunks = test_chunks(3 * 64 + 5);
     tool::write_scan(scan, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
     test::check_stopped_after_first_batch(cpu_job(scan, out, 4));
-    const test::H5Reader f(out);
+    const test::H5Reader f(out + ".incomplete");
     const IntegratedBatch want = library_lists(chunks, 0, 64);
     const auto nnz = f.dataset<std::int32_t>("/entry/data/data/nnz", H5T_NATIVE_INT32);
     REQUIRE(nnz.size() == 64);
@@ -884,6 +884,7 @@ TEST_CASE("the tools' refusals carry the code of what went wrong: io, bad_argume
 
     // the output: a folder that is not there, a folder in the way of the file
     tool::OutputInfo info;
+    info.overwrite = true;
     info.ni = kNi;
     info.nj = kNj;
     CHECK(code_thrown_by([&] { tool::SparseOutput out("/nonexistent_dir/out.h5", info); }) == ErrorCode::io);
@@ -910,6 +911,7 @@ TEST_CASE("bad frames are written with nnz 0 and a zero powder, and listed in ba
     std::remove(out.c_str());
     constexpr std::size_t kBins = 3;
     tool::OutputInfo info;
+    info.overwrite = true;
     info.ni = kNi;
     info.nj = kNj;
     info.type = PixelType::u16;
@@ -939,6 +941,7 @@ TEST_CASE("bad frames are written with nnz 0 and a zero powder, and listed in ba
         second.add(good, kNj, powder, sizeof powder);
         output.append(second);
         output.close_group(true);
+        output.finish();
     }
     const std::string g = "/entry/data/data";
     {
@@ -1005,7 +1008,7 @@ TEST_CASE("the output is laid out as ImageD11's segmenter writes it: the group a
     std::vector<std::vector<std::uint8_t>> chunks;
     for (std::uint32_t f = 0; f < 20; ++f) chunks.push_back(encode_chunk(synthetic_eiger_frame(kNi, kNj, PixelType::u32, f), 4));
     tool::write_scan(scan, kNi, kNj, PixelType::u32, chunks.size(), {}, chunks);
-    const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+    const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
     INFO(r.err);
     REQUIRE(r.code == 0);
     const test::H5Reader f(out);
@@ -1087,6 +1090,8 @@ TEST_CASE("lists appended in batches across chunk boundaries read back whole wit
         CHECK(named == c);
         const std::string out = temp_path("lists_out.h5"), snapshot = temp_path("lists_snapshot.h5");
         tool::OutputInfo info;
+        info.overwrite = true;
+    info.overwrite = true;
         info.ni = info.nj = 300;
         info.compression = c;
         info.flush_seconds = 0;  // flushed after every batch: the snapshot below holds the first two
@@ -1111,6 +1116,7 @@ TEST_CASE("lists appended in batches across chunk boundaries read back whole wit
                 }
             }
             output.close_group(true);
+            output.finish();
         }
         const Lists got = lists_in(out);
         CHECK(got.row == want.row);
@@ -1141,6 +1147,7 @@ TEST_CASE("a batch appended once flush_seconds have passed since the last flush 
           "[sparse-tool][layout]") {
     const std::string out = temp_path("flush_out.h5"), snapshot = temp_path("flush_snapshot.h5");
     tool::OutputInfo info;
+    info.overwrite = true;
     info.ni = info.nj = 300;
     info.flush_seconds = 0.05;
     std::size_t pixel = 0;
@@ -1157,6 +1164,7 @@ TEST_CASE("a batch appended once flush_seconds have passed since the last flush 
         }
         std::filesystem::copy_file(test::temporaries_of(out).at(0), snapshot, std::filesystem::copy_options::overwrite_existing);
         output.close_group(true);
+        output.finish();
     }
     const Lists early = lists_in(snapshot);
     CHECK(early.row == want.row);
@@ -1173,6 +1181,8 @@ TEST_CASE("one group at the scan's path holds the frames of all its input datase
     for (const int mode : {0, 1, 2, 3}) {  // one group; one group, stopped in the first part; per file; no scan path
         INFO("mode " << mode);
         tool::OutputInfo info;
+        info.overwrite = true;
+    info.overwrite = true;
         info.ni = info.nj = 300;
         info.per_file = mode == 2;
         info.scan_path = mode == 3 ? "" : "/entry/data/data";
@@ -1187,6 +1197,7 @@ TEST_CASE("one group at the scan's path holds the frames of all its input datase
             output.begin_group(part2, 2);
             output.append(numbered_pixels({1, 2}, pixel));
             output.close_group(true);
+            output.finish();
         }
         const test::H5Reader f(out), early(snapshot);
         if (mode <= 1) {
@@ -1222,7 +1233,7 @@ TEST_CASE("--compression deflate stores the lists with HDF5's shuffle and deflat
     for (const std::string c : {"bitshuffle-lz4", "deflate", "none"}) {
         INFO(c);
         const std::string out = temp_path("compression_" + c + ".h5");
-        const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet --compression " + c);
+        const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet --compression " + c);
         INFO(r.err);
         REQUIRE(r.code == 0);
         const Lists got = lists_in(out);
@@ -1236,7 +1247,7 @@ TEST_CASE("--compression deflate stores the lists with HDF5's shuffle and deflat
         test::H5Reader(out).filter_values("/entry/data/data/intensity", id);
         CHECK(id == (c == "bitshuffle-lz4" ? 32008 : c == "deflate" ? H5Z_FILTER_SHUFFLE : -1));
     }
-    const test::ToolResult bad = run_tool("sparse " + scan + " -o " + temp_path("compression_bad.h5") + " --cut 4 --cpu --compression lz4");
+    const test::ToolResult bad = run_tool("sparse --overwrite " + scan + " -o " + temp_path("compression_bad.h5") + " --cut 4 --cpu --compression lz4");
     CHECK(bad.code == 2);
     CHECK_THAT(bad.err, Catch::Contains("--compression 'lz4': bitshuffle-lz4, deflate or none"));
 }

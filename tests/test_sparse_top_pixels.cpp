@@ -57,13 +57,13 @@ void require_lists_of(const std::string& out, const std::vector<std::vector<std:
 TEST_CASE("sparse --howmany with or without --thresholds writes the library's top-pixel lists", "[sparse-top]") {
     const std::string scan = temp_path("top_scan.h5"), out = temp_path("top_out.h5");
     const auto chunks = write_top_scan(scan);
-    auto r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --cpu --quiet --howmany 15 --thresholds 4,8,50");
+    auto r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --cpu --quiet --howmany 15 --thresholds 4,8,50");
     REQUIRE(r.code == 0);
     require_lists_of(out, chunks, 2, 15, std::vector<double>{4, 8, 50});
-    r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --cpu --quiet --howmany 15");
+    r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --cpu --quiet --howmany 15");
     REQUIRE(r.code == 0);
     require_lists_of(out, chunks, 2, 15, std::nullopt);
-    r = run_tool("sparse " + scan + " -o " + out + " --cut 2 --quiet --howmany 7 --thresholds ''");
+    r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 --quiet --howmany 7 --thresholds ''");
     REQUIRE(r.code == 0);
     require_lists_of(out, chunks, 2, 7, std::vector<double>{});
     std::remove(scan.c_str());
@@ -83,7 +83,7 @@ TEST_CASE("sparse --thresholds without --howmany, a bad list, or a howmany not a
         {"--howmany -3", ""},
     };
     for (const auto& c : refused) {
-        const auto r = run_tool("sparse " + scan + " -o " + out + " --cut 2 " + c.options);
+        const auto r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 2 " + c.options);
         INFO(c.options << ": " << r.err);
         CHECK(r.code == 2);
         CHECK_THAT(r.err, Catch::Contains(c.says));

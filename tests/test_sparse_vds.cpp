@@ -367,7 +367,7 @@ TEST_CASE("bslz4 sparse on a Bliss master's VDS writes what it writes for the sa
     }
     SECTION("from the command line, --frames across the files") {
         for (const auto& [in, out] : {std::pair{s.master, out_vds}, std::pair{s.plain, out_plain}}) {
-            const test::ToolResult r = test::run_tool("sparse " + in + " --dataset " + kMeasurement + " -o " + out +
+            const test::ToolResult r = test::run_tool("sparse --overwrite " + in + " --dataset " + kMeasurement + " -o " + out +
                                                       " --cut 4 --cpu --quiet --frames 30:100");
             INFO(r.err);
             REQUIRE(r.code == 0);
@@ -538,7 +538,7 @@ TEST_CASE("a VDS mapping that is not one whole frame a chunk is refused, naming 
     // from the command line: one line on stderr naming the input, exit status 1, no output
     write_vds(master, kVdsPath, 40, {whole(40)});
     const std::string out = dir + "/out.h5";
-    const test::ToolResult r = test::run_tool("sparse " + master + " --dataset " + kMeasurement + " -o " + out + " --cut 4 --cpu --quiet");
+    const test::ToolResult r = test::run_tool("sparse --overwrite " + master + " --dataset " + kMeasurement + " -o " + out + " --cut 4 --cpu --quiet");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("bslz4: " + what + ": frames 30 to 39 are in no mapping"));
     CHECK_FALSE(std::filesystem::exists(out));

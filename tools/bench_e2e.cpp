@@ -121,6 +121,7 @@ JobRun run_job(const std::string& scan, const std::string& output, double cut, S
     SparseJob job;
     job.input = scan;
     job.output = output;
+    job.overwrite = true;  // the bench's own output, made again each job
     job.cut = cut;
     job.where = where;
     if (where == SparseJob::Where::gpu) job.devices = devices;

@@ -105,6 +105,7 @@ int scan_demo(std::size_t frames, std::string dir, double cut, bool cpu, PixelTy
     SparseJob job;
     job.input = scan;
     job.output = output;
+    job.overwrite = true;  // the demo's own output, made again each run
     job.cut = cut;
     job.matrix_spec = matrix_file + ":csr";
     job.where = cpu ? SparseJob::Where::cpu : SparseJob::Where::any;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include "commands.hpp"
 #include "device_list.hpp"
 #include "frame_selection.hpp"
+#include "output_file.hpp"
 #include "sparse_job.hpp"
 #if BSLZ4_HAVE_HDF5
 #include "hdf5/matrix_file.hpp"
@@ -87,6 +89,13 @@ constexpr const char* kHelp =
     "                       fast, read with hdf5plugin, which ImageD11 imports, or the\n"
     "                       system's bitshuffle plugin), deflate (HDF5's shuffle + deflate:\n"
     "                       readable with no plugin, smaller, about a third of the rate) or none\n"
+    "  --overwrite          replace an existing output file (without it, an existing output is\n"
+    "                       refused before anything is read). The output is written under a\n"
+    "                       temporary name beside it (OUTPUT.part-HOST-PID) and renamed over it\n"
+    "                       when the run is done; an interrupted or failed run leaves OUTPUT as\n"
+    "                       it was and keeps what it wrote in OUTPUT.incomplete (complete = 0).\n"
+    "                       No output may be a file the job reads (the input, an Eiger master's\n"
+    "                       data files, a virtual dataset's sources, the mask or matrix file)\n"
     "  --quiet              print nothing on success: no progress, no summary (errors, bad\n"
     "                       frames and an interruption are still reported)\n"
     "  --json               the summary as one JSON object on a line of stdout, for scripts:\n"
@@ -104,8 +113,8 @@ constexpr const char* kHelp =
     "                       --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT in a job array\n"
     "A failed scan is reported (bslz4: FILE: problem) and the others go on; a line per scan and\n"
     "a total go to stdout (with --quiet only the lines of scans FAILED, INTERRUPTED or with bad\n"
-    "frames, and then the total). Ctrl-C stops after the current batch (that output is readable\n"
-    "and marked incomplete) and names the scans not done.\n"
+    "frames, and then the total). Ctrl-C stops after the current batch (what that scan wrote is\n"
+    "kept, readable, in OUTPUT.incomplete) and names the scans not done.\n"
     "Exit: 0 all done, 1 a scan failed or had bad frames, 2 bad usage (nothing run), 130 interrupted.\n";
 
 #if BSLZ4_HAVE_HDF5
@@ -155,7 +164,7 @@ int cmd_sparse(const Args& raw) {
     const Arguments args = parse_arguments(
         raw, {"--dataset", "-o", "--cut", "--mask", "--use-mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
               "--readers", "--on-error", "--howmany", "--thresholds", "--pixels-in-spot", "--compression"},
-        {"--no-mask", "--cpu", "--gpu", "--quiet", "--json", "--per-file"});
+        {"--no-mask", "--cpu", "--gpu", "--quiet", "--json", "--per-file", "--overwrite"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
         return 0;
@@ -180,6 +189,9 @@ int cmd_sparse(const Args& raw) {
     job.dataset = args.get("--dataset");
     job.output = args.get("-o");
     job.cut = args.number("--cut", 0);
+    if (!std::isfinite(job.cut))
+        throw UsageError("--cut " + args.get("--cut") + ": the cut must be a finite number (pixels > C are listed)");
+    job.overwrite = args.has("--overwrite");
     job.mask_spec = args.get("--mask");
     job.use_mask_spec = args.get("--use-mask");
     for (const char* option : {"--mask", "--use-mask"}) {
@@ -246,6 +258,12 @@ int cmd_sparse(const Args& raw) {
     }
     job.input = args.positional[0];
     refuse_output_over_inputs(job);
+    try {
+        output_target(job.output, job.overwrite);  // at once: an existing output needs --overwrite
+    } catch (const Error& e) {
+        if (e.code() != ErrorCode::bad_argument) throw;
+        throw UsageError(e.what());
+    }
 
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
@@ -271,8 +289,7 @@ int cmd_sparse(const Args& raw) {
     report_bad_frames(s, job.output, stderr);
     if (s.bad_frames && !job.json) std::printf("%s: %s\n", job.output.c_str(), bad_frames_summary(s).c_str());
     if (s.interrupted) {
-        std::fprintf(stderr, "bslz4: interrupted: %s holds the %zu frames done (readable; attribute complete = 0)\n",
-                     job.output.c_str(), s.frames);
+        std::fprintf(stderr, "bslz4: interrupted: %s\n", interrupted_note(s, job).c_str());
         return 130;
     }
     return s.bad_frames ? 1 : 0;

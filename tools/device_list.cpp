@@ -45,7 +45,7 @@ DeviceList parse_device_list(const std::string& spec) {
 std::vector<int> resolve_devices(const DeviceList& list, const std::string& spec) {
 #if BSLZ4_HAVE_CUDA
     if (!cuda::available())
-        throw Error(ErrorCode::bad_argument, "--device " + spec + ": no GPU to run on: " + cuda::unavailable_reason());
+        throw Error(ErrorCode::bad_argument, "--device " + spec + ": no GPU to run on: " + cuda::unavailable_reason() + "; give --cpu to run on the CPU");
     const int count = cuda::device_count();
     if (list.all) {
         std::vector<int> every;
@@ -60,7 +60,7 @@ std::vector<int> resolve_devices(const DeviceList& list, const std::string& spec
 #else
     (void)list;
     throw Error(ErrorCode::bad_argument,
-                "--device " + spec + ": no GPU to run on: this build has no GPU runtime (built without nvcc)");
+                "--device " + spec + ": no GPU to run on: this build has no GPU runtime (built without nvcc); give --cpu to run on the CPU");
 #endif
 }
 

@@ -15,6 +15,7 @@
 #include "bslz4/error.hpp"
 #include "command_line.hpp"
 #include "hdf5/matrix_file.hpp"
+#include "output_file.hpp"
 
 namespace bslz4::tool {
 
@@ -167,6 +168,14 @@ SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& sto
     }
 }
 
+std::string interrupted_note(const SparseSummary& s, const SparseJob& job) {
+    struct stat st {};
+    const std::string left = job.output + (stat(job.output.c_str(), &st) == 0 ? " is left as it was" : " is not written");
+    if (s.incomplete_output.empty()) return "no frame was written; " + left;
+    return s.incomplete_output + " holds the " + std::to_string(s.frames) + " frames done (readable; attribute complete = 0); " +
+           left;
+}
+
 std::string scan_summary(const SparseSummary& s, const SparseJob& job) {
     char text[256];
     std::snprintf(text, sizeof text, "%zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, ", s.frames, s.pixels,
@@ -175,6 +184,11 @@ std::string scan_summary(const SparseSummary& s, const SparseJob& job) {
     if (job.pixels_in_spot > 1)
         line += "; " + std::to_string(s.pixels_not_in_spots) + " pixels not in spots of " + std::to_string(job.pixels_in_spot) +
                 " dropped";
+    if (s.frame_pixels) {
+        char share[32];
+        std::snprintf(share, sizeof share, " (%.2f %%)", 100.0 * static_cast<double>(s.masked_pixels) / static_cast<double>(s.frame_pixels));
+        line += "; " + std::to_string(s.masked_pixels) + " pixels masked" + share;
+    }
     if (s.unmasked) {
         // mask_source is "none (why)"
         const std::size_t open = s.mask_source.find('('), close = s.mask_source.rfind(')');
@@ -192,7 +206,8 @@ JsonLine scan_json(const SparseSummary& s, const SparseJob& job) {
     j.add("kind", "scan").add("input", job.input).add("output", job.output).add("status", s.interrupted ? "interrupted" : "done");
     j.add("frames", s.frames).add("pixels", s.pixels).add("pixels_not_in_spots", s.pixels_not_in_spots).add("bad_frames", s.bad_frames);
     j.add("decoded_bytes", s.decoded_bytes).add("seconds", s.seconds).add("frames_per_s", s.seconds > 0 ? s.frames / s.seconds : 0.0);
-    j.add("decoder", s.decoder).add("mask", s.mask_source).add("unmasked", s.unmasked);
+    j.add("decoder", s.decoder).add("mask", s.mask_source).add("unmasked", s.unmasked).add("masked_pixels", s.masked_pixels);
+    j.add("masked_fraction", s.frame_pixels ? static_cast<double>(s.masked_pixels) / static_cast<double>(s.frame_pixels) : 0.0);
     return j;
 }
 
@@ -231,6 +246,19 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
                                                     std::to_string(shard.count) + ": " + std::to_string(mine.size()) +
                                                     " of the " + std::to_string(plan.inputs.size()) + " inputs"
                                               : std::to_string(mine.size()) + " inputs";
+    // This shard's outputs only: other shards of the job array may have written theirs already.
+    if (!options.overwrite) {
+        std::vector<std::string> existing;
+        for (const std::size_t i : mine) {
+            struct stat st {};
+            if (lstat(plan.outputs[i].c_str(), &st) == 0) existing.push_back(plan.outputs[i]);
+        }
+        if (!existing.empty())
+            throw UsageError(exists_without_overwrite(existing[0]) +
+                             (existing.size() > 1 ? " (and " + std::to_string(existing.size() - 1) + " more outputs of this " +
+                                                        (shard.count > 1 ? "shard" : "campaign") + " exist)"
+                                                  : std::string()));
+    }
     if (!mine.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(plan.dir, ec);  // other shards may be creating it too
@@ -274,10 +302,8 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
                 std::fprintf(out, "%s\n", scan_json(s, job).str().c_str());
             else
                 std::fprintf(out, "%s -> %s: INTERRUPTED after %zu frames\n", job.input.c_str(), job.output.c_str(), s.frames);
-            std::fprintf(err, "bslz4: interrupted: %s holds the %zu frames done (readable; attribute complete = 0)\n",
-                         job.output.c_str(), s.frames);
-            std::fprintf(err, "bslz4: not done: %s (interrupted; %s is incomplete)\n", job.input.c_str(),
-                         job.output.c_str());
+            std::fprintf(err, "bslz4: interrupted: %s\n", interrupted_note(s, job).c_str());
+            std::fprintf(err, "bslz4: not done: %s (interrupted)\n", job.input.c_str());
             ++report.not_done;
             ++next;
             break;

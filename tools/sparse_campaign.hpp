@@ -47,6 +47,10 @@ CampaignPlan plan_campaign(const SparseJob& options, const std::vector<std::stri
 // run_sparse_job; its error also says what became of the output (left unchanged, not written).
 SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& stop);
 
+// What an interrupted scan left: "OUT.incomplete holds the 64 frames done (readable; attribute
+// complete = 0); OUT is left as it was" (or "is not written").
+std::string interrupted_note(const SparseSummary& s, const SparseJob& job);
+
 // A scan's summary line, after "OUTPUT: " (or "INPUT -> OUTPUT: "): "80 frames, 1234 pixels kept,
 // 0.02 GB decoded, 0.05 s, 1600 frames/s on CPU (16 threads)", then what the reader should know:
 // "; 345 pixels not in spots of 3 dropped", "; unmasked (the file has no pixel_mask: none at

@@ -1,5 +1,7 @@
 #include "sparse_job.hpp"
 
+#include <sys/stat.h>
+
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -7,6 +9,8 @@
 #include <future>
 #include <chrono>
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -27,6 +31,7 @@
 #include "hdf5/scan_input.hpp"
 #include "hdf5/sparse_output.hpp"
 #include "ordered_decoding.hpp"
+#include "output_file.hpp"
 #include "output_writer.hpp"
 #include "progress.hpp"
 
@@ -121,15 +126,15 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
     if (job.where == SparseJob::Where::any) {
         // GPUs named are GPUs wanted: none there is an error, never a quiet run on the CPU.
         if (!job.devices.empty() && !cuda::available())
-            throw Error(ErrorCode::bad_argument, "--device: no GPU to run on: " + cuda::unavailable_reason());
+            throw Error(ErrorCode::bad_argument, "--device: no GPU to run on: " + cuda::unavailable_reason() + "; give --cpu to run on the CPU");
         p.gpu = cuda::available() && gpu_type;
     }
-    if (p.gpu && !cuda::available()) throw Error(ErrorCode::bad_argument, "--gpu: " + cuda::unavailable_reason());
+    if (p.gpu && !cuda::available()) throw Error(ErrorCode::bad_argument, "--gpu: " + cuda::unavailable_reason() + "; give --cpu to run on the CPU");
 #else
     (void)scan;
-    if (p.gpu) throw Error(ErrorCode::bad_argument, "--gpu: this build has no GPU runtime (built without nvcc)");
+    if (p.gpu) throw Error(ErrorCode::bad_argument, "--gpu: this build has no GPU runtime (built without nvcc); give --cpu to run on the CPU");
     if (!job.devices.empty() && job.where != SparseJob::Where::cpu)
-        throw Error(ErrorCode::bad_argument, "--device: no GPU to run on: this build has no GPU runtime (built without nvcc)");
+        throw Error(ErrorCode::bad_argument, "--device: no GPU to run on: this build has no GPU runtime (built without nvcc); give --cpu to run on the CPU");
 #endif
     if (p.gpu) p.devices = job.devices.empty() ? std::vector<int>{0} : job.devices;
     for (unsigned k = 0; k < std::max(1u, job.objects_per_gpu); ++k)
@@ -245,7 +250,36 @@ private:
     std::vector<std::future<Decoder>> made_;
 };
 
-std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& scan, std::string& source) {
+// A mask that leaves fewer than half the pixels is more often one given in the other convention
+// than a real one: the warning says which options read it the other way.
+std::string mask_warning(const SparseJob& job, const SparseSummary& s) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f %%", 100.0 * static_cast<double>(s.masked_pixels) / static_cast<double>(s.frame_pixels));
+    const std::string masks = "the mask " + s.mask_source + " masks " + std::to_string(s.masked_pixels) + " of the frame's " +
+                              std::to_string(s.frame_pixels) + " pixels (" + share + "): ";
+    if (!job.mask_spec.empty())
+        return masks + "--mask reads nonzero as do NOT use (NeXus's pixel_mask); if nonzero marks the pixels to use, give it as --use-mask " +
+               job.mask_spec;
+    if (!job.use_mask_spec.empty())
+        return masks + "--use-mask reads nonzero as USE the pixel; if nonzero marks bad pixels (NeXus's pixel_mask), give it as --mask " +
+               job.use_mask_spec;
+    return masks + "the file's pixel_mask is read as NeXus's (nonzero = do not use); give --use-mask FILE:PATH if it is the other "
+                   "convention, or --no-mask";
+}
+
+// The job would write over a file it reads (the output names it, through a link, another path
+// or a hard link): refused before anything is written, naming both.
+void refuse_output_over_reads(const SparseJob& job, const std::vector<ScanInput::FileRead>& reads) {
+    struct stat st {};
+    if (stat(job.output.c_str(), &st) != 0) return;  // a new file is none of them
+    for (const ScanInput::FileRead& r : reads)
+        if (r.file.device == static_cast<std::uint64_t>(st.st_dev) && r.file.inode == static_cast<std::uint64_t>(st.st_ino))
+            throw Error(ErrorCode::bad_argument, "-o " + job.output + " is the " + r.role + " " + r.file.name + ", which this job reads; " +
+                                                     "give another output file (" + job.output + " is left unchanged, nothing was written)");
+}
+
+std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& scan, std::string& source,
+                                      std::vector<ScanInput::FileRead>& reads) {
     std::vector<std::uint8_t> use(scan.ni * scan.nj, 1);
     if (!job.mask_spec.empty() && !job.use_mask_spec.empty())
         throw Error(ErrorCode::bad_argument, "give a mask (nonzero = do not use) or a use-mask (nonzero = use), not both");
@@ -260,6 +294,7 @@ std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& sca
             throw Error(ErrorCode::bad_argument, "mask '" + spec + "': expected FILE:PATH");
         const std::string file_name = spec.substr(0, colon), path = spec.substr(colon + 1);
         const h5::Handle file = h5::open_file(file_name);
+        reads.push_back({h5::file_identity(file.get(), spec), nexus ? "--mask file" : "--use-mask file"});
         const h5::Handle d = h5::open_dataset(file.get(), path, file_name);
         const auto nonzero = h5::read_nonzero(d.get(), use.size(), spec);
         for (std::size_t i = 0; i < use.size(); ++i) use[i] = nexus ? !nonzero[i] : nonzero[i] != 0;
@@ -421,6 +456,7 @@ double SparseSummary::steady_frames_per_s() const {
 }
 
 SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop) {
+    if (!std::isfinite(job.cut)) throw Error(ErrorCode::bad_argument, "the cut is " + std::to_string(job.cut) + "; a finite number is expected");
     SparseSummary summary;
     JobTimes& times = summary.times;
     auto t0 = Clock::now();
@@ -434,13 +470,22 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     info.ni = scan.ni;
     info.nj = scan.nj;
     info.type = scan.type;
-    const std::vector<std::uint8_t> use = choose_mask(job, scan, info.mask_source);
+    std::vector<ScanInput::FileRead> reads = scan.files_read;
+    const std::vector<std::uint8_t> use = choose_mask(job, scan, info.mask_source, reads);
     summary.mask_source = info.mask_source;
+    summary.frame_pixels = use.size();
+    summary.masked_pixels = static_cast<std::size_t>(std::count(use.begin(), use.end(), std::uint8_t{0}));
+    if (summary.masked_pixels * 2 > use.size() && job.notices)
+        std::fprintf(job.notices, "bslz4: warning: %s\n", mask_warning(job, summary).c_str());
     summary.unmasked = info.mask_source.rfind("none", 0) == 0;
     if (summary.unmasked && !job.no_mask) summary.mask_looked_for = scan.mask_looked_for;
     IntegrationMatrix matrix;
     if (!job.matrix_spec.empty()) {
         matrix = read_matrix_file(job.matrix_spec, scan.ni * scan.nj);
+        const std::string matrix_file = parse_matrix_spec(job.matrix_spec).file;
+        struct stat st {};
+        if (stat(matrix_file.c_str(), &st) == 0)
+            reads.push_back({{matrix_file, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}, "--matrix file"});
         if (job.acc == Accumulator::i64) matrix = fixed_point_matrix(matrix, scan.type);
         info.bins = matrix.bins;
         info.acc = job.acc;
@@ -451,9 +496,10 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     // One group for the scan at its own path (an Eiger master's data_NNNNNN together at
     // /entry/data/data), or with --per-file a group for each input dataset at its own path.
     info.per_file = job.per_file;
-    info.scan_path = scan.datasets.size() == 1 ? scan.datasets[0].path : "/entry/data/data";
+    info.scan_path = scan.datasets.size() == 1 && !scan.eiger_master ? scan.datasets[0].path : "/entry/data/data";
     info.scan_frames = b - a;
     info.compression = job.compression;
+    info.overwrite = job.overwrite;
     if (job.reader_threads > 16)
         throw Error(ErrorCode::bad_argument, "reader threads: " + std::to_string(job.reader_threads) + "; from 1 to 16");
     const IntegrationMatrix* matrix_used = job.matrix_spec.empty() ? nullptr : &matrix;
@@ -503,83 +549,107 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
 #endif
     BufferRing ring(readers + 2 * decoders, slot_bytes, memory);
 
+    refuse_output_over_reads(job, reads);
+    for (const std::string& line : remove_stale_temporaries(output_target(job.output, true).target))
+        if (job.notices) std::fprintf(job.notices, "bslz4: %s\n", line.c_str());
     auto out = std::make_unique<SparseOutput>(job.output, info);
-    auto writer = std::make_unique<OutputWriter>(*out, kWritesQueued);  // after out: stops before it goes
-    std::vector<std::size_t> frames_by(decoders, 0);
-    std::vector<double> decoding_by(decoders, 0);
-    std::vector<Decoder> made;  // the batch decoders hold on to these
-    std::vector<std::unique_ptr<BatchDecoder>> batches;
-    // Taken once the first part's readers have started, so its first batches are read while the
-    // decoders are finished.
-    auto take_decoders = [&] {
-        if (!batches.empty()) return;
-        const auto w0 = Clock::now();
-        made = making.get();
-        times.decoders_wait = seconds_since(w0);
-        times.decoders = making.seconds();
-        summary.decoder = where.gpu ? describe_devices(where.devices) : made[0].name;
-        for (const Decoder& d : made) batches.push_back(std::make_unique<BatchDecoder>(job, scan, use, matrix_used, d));
+    std::unique_ptr<OutputWriter> writer;
+    // A run that fails part way keeps what it wrote apart from the output (keep_incomplete), and
+    // its error says where.
+    const auto keep_what_was_written = [&](const std::string& why) {
+        writer.reset();  // its thread stops before the file is closed
+        const std::string kept = out->keep_incomplete();
+        return kept.empty() ? why : why + "; the frames written before it are kept in " + kept + " (readable; complete = 0)";
     };
+    bool finishing = false;
+    try {
+        writer = std::make_unique<OutputWriter>(*out, kWritesQueued);  // after out: stops before it goes
+        std::vector<std::size_t> frames_by(decoders, 0);
+        std::vector<double> decoding_by(decoders, 0);
+        std::vector<Decoder> made;  // the batch decoders hold on to these
+        std::vector<std::unique_ptr<BatchDecoder>> batches;
+        // Taken once the first part's readers have started, so its first batches are read while the
+        // decoders are finished.
+        auto take_decoders = [&] {
+            if (!batches.empty()) return;
+            const auto w0 = Clock::now();
+            made = making.get();
+            times.decoders_wait = seconds_since(w0);
+            times.decoders = making.seconds();
+            summary.decoder = where.gpu ? describe_devices(where.devices) : made[0].name;
+            for (const Decoder& d : made) batches.push_back(std::make_unique<BatchDecoder>(job, scan, use, matrix_used, d));
+        };
 
-    // On the collector's thread, which otherwise waits for the decoders: the filter costs the
-    // job nothing while it is faster than they are.
-    SpotFilter spots(job.pixels_in_spot, scan.type, scan.nj);
-    Progress progress(b - a, job.quiet);
-    const auto loop_start = Clock::now();
-    for (const Part& p : parts) {
-        writer->begin_group(scan.datasets[p.d].path, p.end - p.first);
-        const auto part_start = Clock::now();
-        BatchReader reader(p.index, ring, kBatchFrames, readers);
-        take_decoders();
-        const DecodeBatch decode = [&](const ReadBatch& batch, std::size_t k) {
-            const auto d0 = Clock::now();
-            OutputRows rows = batches[k]->decode(batch, p.d);
-            frames_by[k] += rows.frames();  // only decoder k's thread writes here
-            decoding_by[k] += seconds_since(d0);
-            return rows;
-        };
-        bool first = true;
-        const SinkRows sink = [&](OutputRows&& rows) {
-            const auto h0 = Clock::now();
-            if (first) {
-                times.first_batch += seconds_since(part_start);
-                times.first_frames += rows.frames();
-                first = false;
-            }
-            if (spots.active()) summary.pixels_not_in_spots += keep_pixels_in_spots(spots, rows);
-            summary.pixels += rows.pixels();
-            summary.frames += rows.frames();
-            summary.bad_frames += rows.bad.size();
-            for (const FrameError& e : rows.bad)
-                if (summary.first_bad.size() < SparseSummary::kFirstBadKept)
-                    summary.first_bad.push_back({scan.datasets[p.d].path, e});
-            writer->append(std::move(rows));
-            progress.update(summary.frames);
-            times.handing += seconds_since(h0);
-            return !stop;
-        };
-        summary.interrupted = !decode_in_order(reader, decoders, ring.slots(), decode, sink);
-        times.reading += reader.reading_seconds();
-        times.loop += seconds_since(part_start);
-        writer->close_group(!summary.interrupted);
-        if (summary.interrupted) break;
+        // On the collector's thread, which otherwise waits for the decoders: the filter costs the
+        // job nothing while it is faster than they are.
+        SpotFilter spots(job.pixels_in_spot, scan.type, scan.nj);
+        Progress progress(b - a, job.quiet);
+        const auto loop_start = Clock::now();
+        for (const Part& p : parts) {
+            writer->begin_group(scan.datasets[p.d].path, p.end - p.first);
+            const auto part_start = Clock::now();
+            BatchReader reader(p.index, ring, kBatchFrames, readers);
+            take_decoders();
+            const DecodeBatch decode = [&](const ReadBatch& batch, std::size_t k) {
+                const auto d0 = Clock::now();
+                OutputRows rows = batches[k]->decode(batch, p.d);
+                frames_by[k] += rows.frames();  // only decoder k's thread writes here
+                decoding_by[k] += seconds_since(d0);
+                return rows;
+            };
+            bool first = true;
+            const SinkRows sink = [&](OutputRows&& rows) {
+                const auto h0 = Clock::now();
+                if (first) {
+                    times.first_batch += seconds_since(part_start);
+                    times.first_frames += rows.frames();
+                    first = false;
+                }
+                if (spots.active()) summary.pixels_not_in_spots += keep_pixels_in_spots(spots, rows);
+                summary.pixels += rows.pixels();
+                summary.frames += rows.frames();
+                summary.bad_frames += rows.bad.size();
+                for (const FrameError& e : rows.bad)
+                    if (summary.first_bad.size() < SparseSummary::kFirstBadKept)
+                        summary.first_bad.push_back({scan.datasets[p.d].path, e});
+                writer->append(std::move(rows));
+                progress.update(summary.frames);
+                times.handing += seconds_since(h0);
+                return !stop;
+            };
+            summary.interrupted = !decode_in_order(reader, decoders, ring.slots(), decode, sink);
+            times.reading += reader.reading_seconds();
+            times.loop += seconds_since(part_start);
+            writer->close_group(!summary.interrupted);
+            if (summary.interrupted) break;
+        }
+        take_decoders();  // a job of no frames still says what it would have run on
+        times.slot_memory = ring.making_seconds();
+        if (where.gpu) {
+            summary.frames_per_gpu.assign(where.devices.size(), 0);
+            for (std::size_t k = 0; k < decoders; ++k) summary.frames_per_gpu[k % where.devices.size()] += frames_by[k];
+        }
+        for (double s : decoding_by) times.decoding += s;
+        times.writing = writer->writing_seconds();  // before the last writes: the loop's share
+        t0 = Clock::now();
+        writer->finish();
+        writer.reset();
+        finishing = true;
+        if (summary.interrupted)
+            summary.incomplete_output = out->keep_incomplete();
+        else
+            out->finish();  // closes the file and renames it into place
+        times.finish = seconds_since(t0);
+        progress.finish();
+        summary.seconds = seconds_since(loop_start);
+    } catch (const Error& e) {
+        if (finishing) throw;  // the output's own failure: nothing could be kept
+        throw Error(e.code(), keep_what_was_written(e.what()));
+    } catch (...) {
+        if (!finishing) keep_what_was_written("");
+        throw;
     }
-    take_decoders();  // a job of no frames still says what it would have run on
-    times.slot_memory = ring.making_seconds();
-    if (where.gpu) {
-        summary.frames_per_gpu.assign(where.devices.size(), 0);
-        for (std::size_t k = 0; k < decoders; ++k) summary.frames_per_gpu[k % where.devices.size()] += frames_by[k];
-    }
-    for (double s : decoding_by) times.decoding += s;
-    times.writing = writer->writing_seconds();  // before the last writes: the loop's share
-    t0 = Clock::now();
-    writer->finish();
-    writer.reset();
-    out.reset();  // closes the file and renames it into place
-    times.finish = seconds_since(t0);
-    progress.finish();
     summary.decoded_bytes = static_cast<double>(summary.frames) * scan.ni * scan.nj * pixel_size(scan.type);
-    summary.seconds = seconds_since(loop_start);
     times.steady = times.loop - times.first_batch;
     return summary;
 }

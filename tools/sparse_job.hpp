@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <cstddef>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,11 @@ struct SparseJob {
     // empty: GPU 0. Naming any with no GPU present is an error, not a run on the CPU.
     std::vector<int> devices;
     bool quiet = false;  // no progress
+    // An existing output may be replaced (--overwrite); else the run is refused before it reads.
+    bool overwrite = false;
+    // Where the job's notices go as it runs (stale temporaries removed, a mask that masks most of
+    // the frame); null: nowhere.
+    std::FILE* notices = stderr;
     bool json = false;   // summaries as JSON lines (cmd_sparse, run_campaign)
     std::string command_line;
     // One output group per data file of an Eiger master instead of one for the scan.
@@ -95,12 +101,16 @@ struct SparseSummary {
     std::size_t pixels_not_in_spots = 0;  // listed, then dropped by job.pixels_in_spot
     double decoded_bytes = 0, seconds = 0;  // seconds: from the readers' start to the file's close
     bool interrupted = false;
+    // Stopped (interrupted): where the frames done were kept, the output left as it was
+    // (SparseOutput::keep_incomplete); "" when nothing was written.
+    std::string incomplete_output;
     std::string decoder;  // "GPU 0 (NVIDIA H200)", "2 GPUs (0, 1: NVIDIA H200)" or "CPU (16 threads)"
     std::vector<std::size_t> frames_per_gpu;  // in the order of job.devices (empty on the CPU)
     // The mask used, as the output's attribute names it; unmasked: every pixel was used, because
     // the file has no pixel_mask (a LImA file, say) or --no-mask said so.
     std::string mask_source;
     bool unmasked = false;
+    std::size_t masked_pixels = 0, frame_pixels = 0;  // of the mask used; over half masked is warned of
     std::vector<std::string> mask_looked_for;  // unmasked for want of a pixel_mask: the paths looked at
     unsigned reader_threads = 0;
     unsigned decoder_threads = 0;  // one a decoder object

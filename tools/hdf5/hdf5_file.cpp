@@ -1,5 +1,7 @@
 #include "hdf5_file.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +14,10 @@ Handle::Handle(hid_t id, herr_t (*close)(hid_t), const std::string& what) : id_(
 }
 Handle::~Handle() {
     if (id_ >= 0 && close_) close_(id_);
+}
+bool Handle::close() {
+    const hid_t id = std::exchange(id_, -1);
+    return id < 0 || !close_ || close_(id) >= 0;
 }
 Handle::Handle(Handle&& o) noexcept {
     std::swap(id_, o.id_);
@@ -54,15 +60,48 @@ Error failure(const std::string& what, ErrorCode code) {
     return Error(code, reason.empty() ? what : what + " (HDF5: " + reason + ")");
 }
 
+namespace {
+
+// EDF (ESRF data format, fabio's "edf"): a text header in braces whose first keys are
+// HeaderID, Image, ByteOrder or DataType, within its first kilobyte.
+bool looks_like_edf(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    char head[1024] = {};
+    const std::size_t n = std::fread(head, 1, sizeof head - 1, f);
+    std::fclose(f);
+    const std::string text(head, n);
+    const std::size_t brace = text.find_first_not_of(" \r\n\t");
+    if (brace == std::string::npos || text[brace] != '{') return false;
+    for (const char* key : {"HeaderID", "EDF_DataBlockID", "ByteOrder", "DataType"})
+        if (text.find(key) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
 Handle open_file(const std::string& path, bool write) {
     quiet_errors();
     if (std::FILE* f = std::fopen(path.c_str(), "rb"))
         std::fclose(f);
     else
         throw Error(ErrorCode::io, path + ": cannot open: " + std::strerror(errno));
-    if (H5Fis_hdf5(path.c_str()) <= 0) throw Error(ErrorCode::bad_argument, path + ": not an HDF5 file");
-    return Handle(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
-                  path + ": cannot open as HDF5");
+    if (H5Fis_hdf5(path.c_str()) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        if (looks_like_edf(path))
+            throw Error(ErrorCode::bad_argument, path + ": an EDF image (ESRF data format), not an HDF5 file; convert it to HDF5 "
+                                                        "first (README, \"Masks from EDF files\", has the line that does it)");
+        throw Error(ErrorCode::bad_argument, path + ": not an HDF5 file");
+    }
+    const hid_t id = H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id < 0) {
+        const Error e = failure(path + ": cannot open as HDF5");
+        const std::string what = e.what();
+        if (what.find("lock") == std::string::npos) throw e;
+        throw Error(ErrorCode::io, what + "; another process (the detector's writer, say) holds it open for writing: wait for "
+                                          "it to close the file, or set HDF5_USE_FILE_LOCKING=FALSE to read it anyway");
+    }
+    return Handle(id, H5Fclose, path);
 }
 
 Handle create_file(const std::string& path) {
@@ -71,17 +110,70 @@ Handle create_file(const std::string& path) {
                   path + ": cannot create the output file (directory missing or not writable?)");
 }
 
-bool exists(hid_t loc, const std::string& path) {
-    std::string sofar;
+namespace {
+
+[[noreturn]] void cannot_tell(const std::string& file_name, const std::string& path) {
+    throw failure((file_name.empty() ? std::string() : file_name + ": ") + "cannot read " + path +
+                  ": HDF5 cannot tell whether it exists (damaged file?)");
+}
+
+// A link that names another place (soft) or file (external): when what it names cannot be
+// reached, the link is dangling, not the file damaged.
+bool is_soft_or_external(hid_t loc, const std::string& link) {
+    H5L_info_t info{};
+    if (H5Lget_info(loc, link.c_str(), &info, H5P_DEFAULT) < 0) return false;
+    return info.type == H5L_TYPE_SOFT || info.type == H5L_TYPE_EXTERNAL;
+}
+
+// The object at `path` is a group (its link known to resolve); HDF5 errors throw.
+bool is_group(hid_t loc, const std::string& path, const std::string& file_name) {
+    const hid_t object = H5Oopen(loc, path.c_str(), H5P_DEFAULT);
+    if (object < 0) cannot_tell(file_name, path);
+    const bool group = H5Iget_type(object) == H5I_GROUP;
+    H5Oclose(object);
+    return group;
+}
+
+}  // namespace
+
+bool exists(hid_t loc, const std::string& path, const std::string& file_name) {
     std::size_t at = 0;
     while (at < path.size()) {
         const std::size_t next = path.find('/', at + 1);
-        sofar = path.substr(0, next);
-        if (sofar != "/" && !sofar.empty() && H5Lexists(loc, sofar.c_str(), H5P_DEFAULT) <= 0) return false;
+        const std::string sofar = path.substr(0, next);
+        if (sofar != "/" && !sofar.empty()) {
+            const htri_t link = H5Lexists(loc, sofar.c_str(), H5P_DEFAULT);
+            if (link < 0) cannot_tell(file_name, sofar);
+            if (link == 0) return false;
+            const htri_t object = H5Oexists_by_name(loc, sofar.c_str(), H5P_DEFAULT);
+            if (object < 0 && !is_soft_or_external(loc, sofar)) cannot_tell(file_name, sofar);
+            if (object <= 0) {
+                H5Eclear2(H5E_DEFAULT);
+                return false;  // dangling
+            }
+            if (next != std::string::npos && !is_group(loc, sofar, file_name)) return false;  // nothing lies under a dataset
+        }
         if (next == std::string::npos) break;
         at = next;
     }
-    return H5Oexists_by_name(loc, path.c_str(), H5P_DEFAULT) > 0;
+    return true;
+}
+
+std::vector<std::string> link_names(hid_t loc, const std::string& group, const std::string& file_name) {
+    std::vector<std::string> names;
+    if (!exists(loc, group, file_name) || !is_group(loc, group, file_name)) return names;
+    H5G_info_t info{};
+    if (H5Gget_info_by_name(loc, group.c_str(), &info, H5P_DEFAULT) < 0) cannot_tell(file_name, group + "'s links");
+    for (hsize_t i = 0; i < info.nlinks; ++i) {
+        const ssize_t n = H5Lget_name_by_idx(loc, group.c_str(), H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+        if (n < 0) cannot_tell(file_name, group + "'s link " + std::to_string(i));
+        std::string name(static_cast<std::size_t>(n) + 1, '\0');
+        if (H5Lget_name_by_idx(loc, group.c_str(), H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT) < 0)
+            cannot_tell(file_name, group + "'s link " + std::to_string(i));
+        name.resize(static_cast<std::size_t>(n));
+        names.push_back(std::move(name));
+    }
+    return names;
 }
 
 std::string dangling_link(hid_t loc, const std::string& path) {
@@ -94,6 +186,7 @@ std::string dangling_link(hid_t loc, const std::string& path) {
             if (H5Oexists_by_name(loc, link.c_str(), H5P_DEFAULT) <= 0) {
                 H5L_info_t info{};
                 if (H5Lget_info(loc, link.c_str(), &info, H5P_DEFAULT) < 0) return link + " is a link that does not resolve";
+                if (info.type == H5L_TYPE_HARD) return "";  // not a link to elsewhere: exists() names the damage
                 std::vector<char> value(info.type == H5L_TYPE_HARD ? 0 : info.u.val_size + 1);
                 if (value.empty() || H5Lget_val(loc, link.c_str(), value.data(), value.size(), H5P_DEFAULT) < 0)
                     return link + " is a link that does not resolve";
@@ -115,13 +208,39 @@ std::string dangling_link(hid_t loc, const std::string& path) {
 }
 
 Handle open_dataset(hid_t file, const std::string& path, const std::string& file_name) {
-    if (!exists(file, path)) {
+    if (!exists(file, path, file_name)) {
         // a link that does not resolve names data the file points to but that cannot be read
         const std::string dangling = dangling_link(file, path);
         if (dangling.empty()) throw Error(ErrorCode::bad_argument, file_name + ": no dataset " + path);
         throw Error(ErrorCode::io, file_name + ": cannot open " + path + ": " + dangling);
     }
     return Handle(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose, file_name + ": cannot open dataset " + path);
+}
+
+FileIdentity file_identity(hid_t object, const std::string& what) {
+    const Handle file(H5Iget_file_id(object), H5Fclose, what + ": no file");
+    FileIdentity id;
+    const ssize_t n = H5Fget_name(file.get(), nullptr, 0);
+    if (n < 0) throw failure(what + ": the file's name is unknown");
+    std::vector<char> name(static_cast<std::size_t>(n) + 1, '\0');
+    H5Fget_name(file.get(), name.data(), name.size());
+    id.name = name.data();
+    struct stat st {};
+    void* handle = nullptr;
+    hid_t driver = -1;
+    {
+        const Handle access(H5Fget_access_plist(file.get()), H5Pclose, what + ": no file access properties");
+        driver = H5Pget_driver(access.get());
+    }
+    // sec2 (HDF5's default) hands over its descriptor; another driver's handle is not one, so
+    // the name it opened is asked instead
+    const bool by_descriptor = driver == H5FD_SEC2 && H5Fget_vfd_handle(file.get(), H5P_DEFAULT, &handle) >= 0 && handle &&
+                               fstat(*static_cast<int*>(handle), &st) == 0;
+    if (!by_descriptor && stat(id.name.c_str(), &st) != 0)
+        throw Error(ErrorCode::io, what + ": cannot tell which file " + id.name + " is (" + std::strerror(errno) + ")");
+    id.device = static_cast<std::uint64_t>(st.st_dev);
+    id.inode = static_cast<std::uint64_t>(st.st_ino);
+    return id;
 }
 
 std::vector<hsize_t> dataset_shape(hid_t dataset) {

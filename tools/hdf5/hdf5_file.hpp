@@ -24,6 +24,8 @@ public:
     Handle(const Handle&) = delete;
     Handle& operator=(const Handle&) = delete;
     hid_t get() const { return id_; }
+    // Closes it now; false when HDF5's close failed (a file it could not write out, say).
+    bool close();
 
 private:
     hid_t id_ = -1;
@@ -59,13 +61,29 @@ Error failure(const std::string& what, ErrorCode code = ErrorCode::io);
 // A file that cannot be opened is ErrorCode::io; one that is not HDF5, bad_argument.
 Handle open_file(const std::string& path, bool write = false);
 Handle create_file(const std::string& path);
-bool exists(hid_t loc, const std::string& path);  // every link on the path exists and resolves
+// Every link on the path exists and resolves to an object (each but the last a group). False
+// when a link is absent, or is a soft or external link that does not resolve (dangling_link
+// then says which); an HDF5 error on the way (a damaged link table or object header) is no
+// answer: it throws io naming `file_name`, the path and HDF5's reason, never "absent".
+bool exists(hid_t loc, const std::string& path, const std::string& file_name = "");
+// The names of a group's links in name order; none when `group` does not exist or is not a
+// group. HDF5 errors throw as exists()'s do.
+std::vector<std::string> link_names(hid_t loc, const std::string& group, const std::string& file_name = "");
 // When a link on the path exists but does not resolve: "LINK is a soft link to TARGET" or "LINK
 // is an external link to FILE:OBJECT" (the first such link); "" otherwise.
 std::string dangling_link(hid_t loc, const std::string& path);
 // Refuses a missing dataset (bad_argument), naming the link that does not resolve when that is why
 // (io: what the file points to cannot be read).
 Handle open_dataset(hid_t file, const std::string& path, const std::string& file_name);
+
+// The file an open object lies in, as the file system knows it (device and inode, through the
+// descriptor HDF5 reads it by, so links and other paths to it are the same file), and its name
+// as HDF5 opened it; for the output's refusal to replace a file the job reads.
+struct FileIdentity {
+    std::string name;
+    std::uint64_t device = 0, inode = 0;
+};
+FileIdentity file_identity(hid_t object, const std::string& what);
 
 std::vector<hsize_t> dataset_shape(hid_t dataset);
 std::vector<hsize_t> chunk_shape(hid_t dataset);  // empty when not chunked

@@ -39,6 +39,15 @@ struct ScanInput {
     std::string mask_source;
     std::vector<std::string> mask_looked_for;  // the paths looked at for it, in order
     std::uint64_t largest_chunk = 0;  // bytes: no valid chunk of one frame is larger
+    // Every file the frames are read from: the file given, an Eiger master's data files, a
+    // virtual dataset's source files; with what each is to the scan ("input file", ...).
+    struct FileRead {
+        h5::FileIdentity file;
+        std::string role;
+    };
+    std::vector<FileRead> files_read;
+    // The frames are an Eiger master's data_000001, data_000002 ... links (one or more).
+    bool eiger_master = false;
 };
 
 constexpr const char* kNexusPixelMask = "/entry/instrument/detector/pixel_mask";

@@ -165,10 +165,10 @@ struct ListChunk {
 
 // One of the lists (row, col, intensity): an extendable 1-D dataset, appended batch by batch.
 // With bitshuffle, the whole chunks are encoded (by the caller, on several threads at once)
-// and written as they are; the last, partial, chunk is written padded with zeros and unencoded
-// (filter mask 1: the filter skipped, which every reader of HDF5 honours) after every append,
-// so the flushed file holds every element appended; it is encoded once whole, or by
-// write_tail(true) when its group is closed.
+// and written as they are; the last, partial, chunk stays in memory between flushes and is
+// written by write_tail(): at a flush, padded with zeros and unencoded (filter mask 1: the
+// filter skipped, which every reader of HDF5 honours), so the flushed file holds every element
+// appended as of its flush; encoded when its group is closed.
 class ListSeries {
 public:
     ListSeries(hid_t group, const char* name, hid_t type, std::size_t elem_size, ListCompression compression,
@@ -189,7 +189,8 @@ public:
 
     // Extends the dataset by `count` elements. Through HDF5's pipeline (deflate, none) they are
     // written here; with bitshuffle, the chunks they complete are added to `whole` (pointing
-    // into `data`, which must live until they are written), the rest kept for write_tail().
+    // into `data`, which must live until they are written), the rest kept in memory for
+    // write_tail().
     void append(const void* data, std::size_t count, std::vector<ListChunk>& whole) {
         if (count == 0) return;
         if (compression_ != ListCompression::bitshuffle_lz4) {
@@ -211,6 +212,8 @@ public:
                     whole.push_back({this, chunk++, nullptr, std::move(tail_), {}});
                     whole.back().data = whole.back().owned.data();
                     tail_.clear();
+                    tail_written_ = 0;
+                    tail_encoded_ = false;
                 }
             }
             bytes += take * elem_;
@@ -227,21 +230,29 @@ public:
             throw h5::failure("cannot write " + what_ + " chunk " + std::to_string(c.index));
     }
 
-    // The partial last chunk (bitshuffle), padded with zeros: unencoded (filter skipped) while
-    // more may come, encoded at the end.
+    // The partial last chunk (bitshuffle), padded with zeros: unencoded at a flush while more may
+    // come, encoded (last) when the group closes; not written when the file's copy is current.
+    // HDF5 moves a chunk rewritten in another size and never reuses the space it left once the
+    // file is closed, so the unencoded copy is written at a flush only (it keeps its size, and
+    // its place, from one flush to the next) and after the batch's other writes (it lies at the
+    // file's end, where the space it leaves when encoded is given back): written after every
+    // batch, with nnz's chunk behind it, it left about three quarters of a small scan's file
+    // unused.
     void write_tail(bool last) {
-        if (tail_.empty()) return;
+        if (tail_.empty() || (tail_written_ == tail_.size() && (tail_encoded_ || !last))) return;
         ListChunk c{this, size_ / kListChunk, nullptr, tail_, {}};
         c.owned.resize(kListChunk * elem_, 0);
         c.data = c.owned.data();
         if (last) {
             encode(c);
             write(c);
-            return;
+        } else {
+            const hsize_t offset = c.index * kListChunk;
+            if (H5Dwrite_chunk(dataset_.get(), H5P_DEFAULT, 1, &offset, c.owned.size(), c.owned.data()) < 0)
+                throw h5::failure("cannot write " + what_ + " chunk " + std::to_string(c.index));
         }
-        const hsize_t offset = c.index * kListChunk;
-        if (H5Dwrite_chunk(dataset_.get(), H5P_DEFAULT, 1, &offset, c.owned.size(), c.owned.data()) < 0)
-            throw h5::failure("cannot write " + what_ + " chunk " + std::to_string(c.index));
+        tail_written_ = tail_.size();
+        tail_encoded_ = last;
     }
 
 private:
@@ -252,6 +263,8 @@ private:
     h5::Handle dataset_;
     std::size_t size_ = 0;            // elements appended
     std::vector<std::uint8_t> tail_;  // bitshuffle: the elements of the last, partial chunk
+    std::size_t tail_written_ = 0;    // bytes of tail_ in the file's copy of that chunk
+    bool tail_encoded_ = false;       // that copy is encoded
 };
 
 namespace {
@@ -286,58 +299,13 @@ void run_on_threads(std::size_t n, unsigned threads, const std::function<void(st
     if (error) std::rethrow_exception(error);
 }
 
-// Where the output goes: `path`, or the file an existing symbolic link names (the link stays).
-// Refuses to replace what is not a regular file, or a file the user may not write.
-std::string output_target(const std::string& path) {
-    struct stat st {};
-    if (lstat(path.c_str(), &st) != 0) return path;  // a new file (or an error the temporary's creation names)
-    std::string target = path;
-    if (S_ISLNK(st.st_mode)) {
-        if (char* real = realpath(path.c_str(), nullptr)) {
-            target = real;
-            std::free(real);
-            if (stat(target.c_str(), &st) != 0) return path;
-        } else {
-            return path;  // a dangling link: replaced by the file
-        }
-    }
-    if (!S_ISREG(st.st_mode))
-        throw Error(ErrorCode::bad_argument, path + ": exists and is not a regular file; it is left unchanged");
-    if (access(target.c_str(), W_OK) != 0)
-        throw Error(ErrorCode::io, path + ": exists and is not writable (" + std::strerror(errno) + "); it is left unchanged");
-    return target;
-}
-
-// An empty file beside `target` with a name no one else uses, with the mode of the file it
-// will replace (or the default one).
-std::string create_temporary(const std::string& target, const std::string& shown) {
-    struct stat st {};
-    const bool replaces = stat(target.c_str(), &st) == 0;
-    for (int n = 0;; ++n) {
-        const std::string name = target + ".part-" + std::to_string(getpid()) + (n ? "-" + std::to_string(n) : "");
-        const int fd = open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0) {
-            if (replaces) fchmod(fd, st.st_mode & 07777);
-            close(fd);
-            return name;
-        }
-        if (errno != EEXIST || n == 1000)
-            throw Error(ErrorCode::io, shown + ": cannot create the output file (" + std::strerror(errno) + " for " + name + ")");
-    }
-}
-
 }  // namespace
-
-TemporaryFile::~TemporaryFile() {
-    if (!path_.empty()) std::remove(path_.c_str());
-}
 
 SparseOutput::SparseOutput(const std::string& path, const OutputInfo& info)
     : path_(path),
-      final_path_(output_target(path)),
+      where_(output_target(path, info.overwrite)),
       info_(info),
-      exceptions_at_start_(std::uncaught_exceptions()),
-      temporary_(create_temporary(final_path_, path)),
+      temporary_(where_),
       file_(h5::create_file(temporary_.path())) {
     // A throw from here on closes file_ and then removes the temporary (both are built).
     if (info.ni > 65536 || info.nj > 65536)
@@ -349,28 +317,60 @@ SparseOutput::SparseOutput(const std::string& path, const OutputInfo& info)
     attribute(root, "writer", std::string("bslz4 sparse"));
 }
 
-SparseOutput::~SparseOutput() noexcept(false) {
-    const bool failed = std::uncaught_exceptions() > exceptions_at_start_;
+SparseOutput::~SparseOutput() {
+    close_file();
+    temporary_.remove();
+}
+
+bool SparseOutput::close_file() {
     lists_.clear();
     datasets_.clear();
     bad_frames_ = h5::Handle();
     group_ = h5::Handle();
-    const bool flushed = failed || H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) >= 0;
-    file_ = h5::Handle();
-    if (failed) return;  // temporary_ removes the file: the output is left as it was
-    if (!flushed) throw Error(ErrorCode::io, path_ + ": cannot write the output file (disk full?)");
-    if (std::rename(temporary_.path().c_str(), final_path_.c_str()) != 0) {
-        const std::string why = std::strerror(errno), kept = temporary_.path();
-        temporary_.keep();
-        throw Error(ErrorCode::io,
-                    path_ + ": cannot rename the finished output over it (" + why + "); the results are in " + kept);
+    if (file_.get() < 0) return true;
+    const bool flushed = H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) >= 0;
+    return file_.close() && flushed;
+}
+
+void SparseOutput::finish() {
+    std::string reason;
+    if (!close_file()) reason = h5::failure("").what();
+    if (!reason.empty() || file_.get() >= 0) {
+        temporary_.remove();  // a file HDF5 could not write out is not a result: the space goes back
+        throw Error(ErrorCode::io, path_ + ": cannot write the output file" + reason +
+                                       " (disk full or quota exceeded?); " +
+                                       (where_.exists ? "it is left unchanged" : "it is not written"));
     }
-    temporary_.keep();
+    try {
+        temporary_.move_to(where_.target);
+    } catch (const Error& e) {
+        throw Error(e.code(), path_ + ": " + e.what());
+    }
+}
+
+std::string SparseOutput::keep_incomplete() noexcept {
+    try {
+        if (group_open_) close_group(false);
+        if (!close_file() || !wrote_frames_) {
+            H5Eclear2(H5E_DEFAULT);
+            temporary_.remove();
+            return "";
+        }
+        const std::string kept = incomplete_name(where_.target);
+        temporary_.move_to(kept);
+        return kept;
+    } catch (...) {
+        H5Eclear2(H5E_DEFAULT);
+        close_file();
+        temporary_.remove();
+        return "";
+    }
 }
 
 void SparseOutput::begin_group(const std::string& dataset_path, std::size_t frames) {
     const bool one_group = !info_.per_file && !info_.scan_path.empty();
     if (one_group && group_.get() >= 0) {
+        group_open_ = true;
         sources_.push_back(dataset_path);
         attribute(group_.get(), "sources", sources_);
         return;
@@ -415,6 +415,7 @@ void SparseOutput::start_group(const std::string& group_path, const std::string&
     frames_done_ = pixels_done_ = 0;
     frames_expected_ = frames;
     stopped_ = false;
+    group_open_ = true;
     write_attributes(g, false);
 }
 
@@ -452,7 +453,6 @@ void SparseOutput::append(const OutputRows& rows) {
     const auto threads = static_cast<unsigned>(std::min<std::size_t>(encoder_threads_, whole.size() / kChunksPerThread));
     run_on_threads(whole.size(), std::max(1u, threads), [&](std::size_t k) { ListSeries::encode(whole[k]); });
     for (const ListChunk& c : whole) c.list->write(c);
-    for (const auto& list : lists_) list->write_tail(false);
     append_rows(datasets_[0].get(), H5T_NATIVE_UINT32, rows.nnz.data(), count, 0, "nnz");
     if (info_.bins) {
         if (rows.powder.size() != count * info_.bins * accumulator_size(info_.acc))
@@ -469,15 +469,23 @@ void SparseOutput::append(const OutputRows& rows) {
     }
     frames_done_ += count;
     pixels_done_ += total;
+    wrote_frames_ = wrote_frames_ || count > 0;
     const auto now = std::chrono::steady_clock::now();
     if (std::chrono::duration<double>(now - flushed_at_).count() < info_.flush_seconds) return;
+    // nnz's, powder's and bad_frames' chunks wait in HDF5's cache, which places a new one in the
+    // file when it flushes it: placed first, they leave the lists' unencoded last chunks at the
+    // file's end (see write_tail)
+    for (const h5::Handle& d : datasets_) H5Dflush(d.get());
+    H5Dflush(bad_frames_.get());
+    for (const auto& list : lists_) list->write_tail(false);
     write_attributes(group_.get(), false);
     H5Fflush(file_.get(), H5F_SCOPE_GLOBAL);
     flushed_at_ = now;
 }
 
 void SparseOutput::close_group(bool complete) {
-    if (group_.get() < 0) return;
+    if (group_.get() < 0 || !group_open_) return;
+    group_open_ = false;
     for (const auto& list : lists_) list->write_tail(true);
     stopped_ = stopped_ || !complete;
     // one group for the scan: complete once its last dataset is done

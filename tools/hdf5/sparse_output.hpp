@@ -25,10 +25,11 @@
 // variable-length UTF-8 strings). Every group has one, empty when no frame was bad; its rows are
 // appended with their batch and flushed with it.
 //
-// The file is written under a temporary name beside the output and renamed over it when the
-// object is destroyed normally (the job finished or was stopped): an existing file of that name
-// (perhaps open in another process, or the input itself) is never truncated. Destroyed while an
-// exception unwinds (the run failed), the temporary is removed and the output is left as it was.
+// The file is written under a temporary name beside the output (output_file.hpp) and renamed
+// over it by finish(): an existing file of that name (perhaps open in another process) is never
+// truncated, and is replaced only with OutputInfo::overwrite. A run that stops or fails calls
+// keep_incomplete() instead: the file, readable, goes to OUTPUT.incomplete and the output is
+// left as it was. Destroyed without either, the temporary is removed.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -44,6 +45,7 @@
 #include "bslz4/sparse_result.hpp"
 #include "hdf5_file.hpp"
 #include "list_compression.hpp"
+#include "output_file.hpp"
 
 namespace bslz4::tool {
 
@@ -60,6 +62,8 @@ struct OutputInfo {
     // The file is flushed (its counts written) after a batch once this long has passed since the
     // last flush; 0: after every batch.
     double flush_seconds = 0.5;
+    // An existing output may be replaced (bslz4 sparse --overwrite); else it is refused.
+    bool overwrite = false;
     // One group for the whole scan at scan_path, its input datasets' frames in order (an Eiger
     // master's data_000001, data_000002 ... in one group at /entry/data/data), holding
     // scan_frames frames when complete; or (per_file, or scan_path empty) a group for each input
@@ -86,29 +90,14 @@ struct OutputRows {
     void add_bad(std::size_t frame, ErrorCode code, const std::string& message, std::size_t powder_bytes);
 };
 
-// A file that is removed when this goes, unless kept.
-class TemporaryFile {
-public:
-    TemporaryFile() = default;
-    explicit TemporaryFile(std::string path) : path_(std::move(path)) {}
-    ~TemporaryFile();
-    TemporaryFile(const TemporaryFile&) = delete;
-    TemporaryFile& operator=(const TemporaryFile&) = delete;
-    const std::string& path() const { return path_; }
-    void keep() { path_.clear(); }
-
-private:
-    std::string path_;
-};
-
 class ListSeries;
 
 class SparseOutput {
 public:
+    // Refuses an existing `path` unless info.overwrite (output_file.hpp's output_target).
     SparseOutput(const std::string& path, const OutputInfo& info);
-    // Renames the finished (or stopped) file over `path`; throws when that fails. While an
-    // exception unwinds, removes the temporary instead.
-    ~SparseOutput() noexcept(false);
+    // Removes the temporary unless finish() or keep_incomplete() moved it.
+    ~SparseOutput();
     SparseOutput(const SparseOutput&) = delete;
     SparseOutput& operator=(const SparseOutput&) = delete;
     // The frames of input dataset `dataset_path` (`frames` of them) come next: they start a group
@@ -120,14 +109,25 @@ public:
     // The dataset begun last is done (complete) or stopped: records it (attribute complete: 1
     // once every frame of the group is written) and flushes.
     void close_group(bool complete);
+    // The run is done: the file is flushed, closed and renamed over `path`. A failure (a full
+    // disk, say) throws io naming the output and the reason; the temporary is then removed and
+    // `path` is left as it was.
+    void finish();
+    // The run stopped or failed: what was written is closed, readable (its groups' complete = 0),
+    // and moved to incomplete_name(target), replacing an earlier incomplete file there; returns
+    // that name, or "" when nothing could be kept (no frame written, or the file cannot be
+    // flushed: then it is removed). Never throws; `path` is left as it was.
+    std::string keep_incomplete() noexcept;
+    const std::string& target() const { return where_.target; }
 
 private:
+    // Closes every HDF5 object and the file; false when HDF5 could not write the file out.
+    bool close_file();
     void start_group(const std::string& group_path, const std::string& source, std::size_t frames);
     void write_attributes(hid_t group, bool complete);
-    std::string path_;       // as given, for messages
-    std::string final_path_;  // where the file goes: path_, or what it links to
+    std::string path_;    // as given, for messages
+    OutputTarget where_;  // where the file goes: path_, or what it links to
     OutputInfo info_;
-    int exceptions_at_start_ = 0;
     TemporaryFile temporary_;  // before file_: closed after the file is
     h5::Handle file_;
     h5::Handle group_;
@@ -138,6 +138,8 @@ private:
     std::size_t frames_done_ = 0, pixels_done_ = 0, frames_expected_ = 0;
     std::chrono::steady_clock::time_point flushed_at_ = std::chrono::steady_clock::now();
     bool stopped_ = false;
+    bool group_open_ = false;   // begun, not yet closed
+    bool wrote_frames_ = false;  // of any group: worth keeping when the run stops
     unsigned encoder_threads_ = 1;
 };
 
