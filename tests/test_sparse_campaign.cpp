@@ -203,6 +203,38 @@ TEST_CASE("several inputs on the command line go to -o DIR as a list would; one 
     CHECK(content_of(one + "/scan_0003_sparse.h5") == c.reference.at(c.good[2]));
 }
 
+TEST_CASE("a list is bounded before it is read: a device (/dev/zero) is refused, so are a line longer than a path, a NUL byte "
+          "and a list past its size; a pipe is read to its end",
+          "[sparse-campaign]") {
+    CHECK_THROWS_WITH(tool::read_input_list("/dev/zero"), Catch::Contains("/dev/zero: not a file of paths (a device)"));
+    CHECK_THROWS_WITH(tool::read_input_list("/tmp"), Catch::Contains("a folder"));
+    const std::string list = temp_path("campaign_bounded_list.txt");
+    write_text(list, "a.h5\n" + std::string(tool::ListLimits{}.line + 1, 'x') + "\nb.h5\n");
+    CHECK_THROWS_WITH(tool::read_input_list(list), Catch::Contains("line 2 is longer than 4096 bytes"));
+    write_text(list, std::string("a.h5\nb\0.h5\n", 11));
+    CHECK_THROWS_WITH(tool::read_input_list(list), Catch::Contains("line 2 holds a NUL byte"));
+    // the same limits, made small: past the size, past the count
+    write_text(list, "a.h5\nb.h5\nc.h5\n");
+    tool::ListLimits small;
+    small.bytes = 10;
+    CHECK_THROWS_WITH(tool::read_input_list(list, small), Catch::Contains("longer than 10 bytes"));
+    small = tool::ListLimits{};
+    small.inputs = 2;
+    CHECK_THROWS_WITH(tool::read_input_list(list, small), Catch::Contains("more than 2 inputs"));
+    CHECK(tool::read_input_list(list).size() == 3);
+    std::remove(list.c_str());
+    const std::string fifo = temp_path("campaign_list_fifo");
+    std::remove(fifo.c_str());
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    std::thread writer([&] { write_text(fifo, "one.h5\ntwo.h5\n"); });
+    CHECK(tool::read_input_list(fifo) == std::vector<std::string>{"one.h5", "two.h5"});
+    writer.join();
+    std::remove(fifo.c_str());
+    const test::ToolResult r = run_tool("sparse --list /dev/zero -o " + temp_path("campaign_zero") + "/ --cut 4");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("not a file of paths (a device)"));
+}
+
 TEST_CASE("a list skips blank lines and # comments, drops blanks around a path, and must name an input",
           "[sparse-campaign]") {
     const std::string list = temp_path("campaign_list.txt");

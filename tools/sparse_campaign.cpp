@@ -8,8 +8,8 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <memory>
 #include <new>
 
 #include "bslz4/error.hpp"
@@ -51,15 +51,46 @@ std::string per_second(double frames, double seconds) {
 
 }  // namespace
 
-std::vector<std::string> read_input_list(const std::string& list_file) {
-    std::ifstream in(list_file);
+std::vector<std::string> read_input_list(const std::string& list_file, const ListLimits& limits) {
+    struct stat st {};
+    if (stat(list_file.c_str(), &st) != 0) throw UsageError("--list " + list_file + ": cannot read it (" + std::strerror(errno) + ")");
+    // a device (/dev/zero, a terminal) has no end to read to; a pipe does, and is bounded below
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+        throw UsageError("--list " + list_file + ": not a file of paths (" +
+                         (S_ISDIR(st.st_mode) ? "a folder" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file") +
+                         ")");
+    std::unique_ptr<std::FILE, decltype(&std::fclose)> in(std::fopen(list_file.c_str(), "rb"), &std::fclose);
     if (!in) throw UsageError("--list " + list_file + ": cannot read it (" + std::strerror(errno) + ")");
     std::vector<std::string> paths;
-    for (std::string line; std::getline(in, line);) {
+    std::string line;
+    std::size_t bytes = 0, number = 1;
+    const auto take = [&] {
         line = trimmed(line);
-        if (!line.empty() && line[0] != '#') paths.push_back(line);
+        if (!line.empty() && line[0] != '#') {
+            if (paths.size() == limits.inputs)
+                throw UsageError("--list " + list_file + ": more than " + std::to_string(limits.inputs) +
+                                 " inputs; split the list (--shard shares one list out over a job array)");
+            paths.push_back(line);
+        }
+        line.clear();
+        ++number;
+    };
+    for (int c; (c = std::fgetc(in.get())) != EOF;) {
+        if (++bytes > limits.bytes)
+            throw UsageError("--list " + list_file + ": longer than " + std::to_string(limits.bytes) +
+                             " bytes; not a list of paths, or one to split");
+        if (c == '\n') {
+            take();
+            continue;
+        }
+        if (c == '\0') throw UsageError("--list " + list_file + ": line " + std::to_string(number) + " holds a NUL byte; not a list of paths");
+        line += static_cast<char>(c);
+        if (line.size() > limits.line)
+            throw UsageError("--list " + list_file + ": line " + std::to_string(number) + " is longer than " +
+                             std::to_string(limits.line) + " bytes, the longest path a file system takes");
     }
-    if (in.bad()) throw UsageError("--list " + list_file + ": cannot read it");
+    if (std::ferror(in.get())) throw UsageError("--list " + list_file + ": cannot read it (" + std::strerror(errno) + ")");
+    take();
     if (paths.empty()) throw UsageError("--list " + list_file + " names no input file");
     return paths;
 }

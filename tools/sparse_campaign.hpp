@@ -15,8 +15,14 @@
 namespace bslz4::tool {
 
 // The paths in a list file, one a line; blank lines and lines whose first non-blank character
-// is '#' are skipped, and blanks around a path are dropped. Unreadable or empty: UsageError.
-std::vector<std::string> read_input_list(const std::string& list_file);
+// is '#' are skipped, and blanks around a path are dropped. Unreadable or empty: UsageError. A
+// list is bounded before it is read: a regular file or a pipe (not a device such as /dev/zero),
+// lines of at most ListLimits::line bytes (PATH_MAX), at most ListLimits::bytes in all and
+// ListLimits::inputs paths; past them, a UsageError naming the limit.
+struct ListLimits {
+    std::size_t line = 4096, bytes = std::size_t{256} << 20, inputs = 1000000;
+};
+std::vector<std::string> read_input_list(const std::string& list_file, const ListLimits& limits = {});
 
 // --shard K/N: this task takes inputs K, K+N, K+2N... (0 <= K < N, decimal). Else UsageError.
 struct Shard {

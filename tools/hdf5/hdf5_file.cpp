@@ -53,9 +53,29 @@ herr_t keep_innermost(unsigned n, const H5E_error2_t* e, void* reason) {
 
 }  // namespace
 
+namespace {
+
+// HDF5's file driver reports a failed read or write as "file write failed: time = ..., filename =
+// ..., errno = 28, error message = 'No space left on device', buf = ..." over two lines: on one
+// line, what failed and the system's reason are what a user needs.
+std::string system_reason(std::string reason) {
+    const std::size_t message = reason.find("error message = '");
+    const std::size_t time = reason.find(": time =");
+    if (message != std::string::npos && time != std::string::npos) {
+        const std::size_t from = message + 17, to = reason.find('\'', from);
+        reason = reason.substr(0, time) + ": " + reason.substr(from, to == std::string::npos ? std::string::npos : to - from);
+    }
+    for (char& c : reason)
+        if (c == '\n' || c == '\r') c = ' ';
+    return reason;
+}
+
+}  // namespace
+
 Error failure(const std::string& what, ErrorCode code) {
     std::string reason;
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &reason);
+    reason = system_reason(reason);
     H5Eclear2(H5E_DEFAULT);
     return Error(code, reason.empty() ? what : what + " (HDF5: " + reason + ")");
 }

@@ -301,6 +301,26 @@ void run_on_threads(std::size_t n, unsigned threads, const std::function<void(st
 
 }  // namespace
 
+namespace {
+
+// Marks the file damaged when a write leaves by an exception: what HDF5 has of it then is not
+// known to be whole, so it is not kept as an incomplete result (a full disk, an I/O error).
+class FailedWrite {
+public:
+    explicit FailedWrite(bool& damaged) : damaged_(damaged), exceptions_(std::uncaught_exceptions()) {}
+    ~FailedWrite() {
+        if (std::uncaught_exceptions() > exceptions_) damaged_ = true;
+    }
+    FailedWrite(const FailedWrite&) = delete;
+    FailedWrite& operator=(const FailedWrite&) = delete;
+
+private:
+    bool& damaged_;
+    int exceptions_;
+};
+
+}  // namespace
+
 SparseOutput::SparseOutput(const std::string& path, const OutputInfo& info)
     : path_(path),
       where_(output_target(path, info.overwrite)),
@@ -350,8 +370,8 @@ void SparseOutput::finish() {
 
 std::string SparseOutput::keep_incomplete() noexcept {
     try {
-        if (group_open_) close_group(false);
-        if (!close_file() || !wrote_frames_) {
+        if (group_open_ && !damaged_) close_group(false);
+        if (!close_file() || !wrote_frames_ || damaged_) {
             H5Eclear2(H5E_DEFAULT);
             temporary_.remove();
             return "";
@@ -368,6 +388,7 @@ std::string SparseOutput::keep_incomplete() noexcept {
 }
 
 void SparseOutput::begin_group(const std::string& dataset_path, std::size_t frames) {
+    const FailedWrite failed(damaged_);
     const bool one_group = !info_.per_file && !info_.scan_path.empty();
     if (one_group && group_.get() >= 0) {
         group_open_ = true;
@@ -441,6 +462,7 @@ void OutputRows::add_bad(std::size_t frame, ErrorCode code, const std::string& m
 }
 
 void SparseOutput::append(const OutputRows& rows) {
+    const FailedWrite failed(damaged_);
     const std::size_t total = rows.pixels(), count = rows.frames();
     if (rows.col.size() != total || rows.intensity.size() != total * pixel_size(info_.type))
         throw Error(ErrorCode::bad_argument, path_ + ": a batch's row, col and intensity differ in length");
@@ -484,6 +506,7 @@ void SparseOutput::append(const OutputRows& rows) {
 }
 
 void SparseOutput::close_group(bool complete) {
+    const FailedWrite failed(damaged_);
     if (group_.get() < 0 || !group_open_) return;
     group_open_ = false;
     for (const auto& list : lists_) list->write_tail(true);

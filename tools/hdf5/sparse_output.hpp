@@ -115,8 +115,8 @@ public:
     void finish();
     // The run stopped or failed: what was written is closed, readable (its groups' complete = 0),
     // and moved to incomplete_name(target), replacing an earlier incomplete file there; returns
-    // that name, or "" when nothing could be kept (no frame written, or the file cannot be
-    // flushed: then it is removed). Never throws; `path` is left as it was.
+    // that name, or "" when nothing could be kept (no frame written, a write that failed, or a
+    // file that cannot be flushed: then it is removed). Never throws; `path` is left as it was.
     std::string keep_incomplete() noexcept;
     const std::string& target() const { return where_.target; }
 
@@ -140,6 +140,7 @@ private:
     bool stopped_ = false;
     bool group_open_ = false;   // begun, not yet closed
     bool wrote_frames_ = false;  // of any group: worth keeping when the run stops
+    bool damaged_ = false;       // a write failed: the file is not kept
     unsigned encoder_threads_ = 1;
 };
 
