@@ -78,7 +78,7 @@ def segment_theirs(src, dst, data_path, cut, maskfile, howmany=None):
 
 
 def segment_ours(src, dst, data_path, cut, mask_spec=None, extra=()):
-    args = [TOOL, "sparse", src, "-o", dst, "--cut", str(cut), "--dataset", data_path, *extra]
+    args = [TOOL, "sparse", "--overwrite", src, "-o", dst, "--cut", str(cut), "--dataset", data_path, *extra]
     if mask_spec:
         args += ["--mask", mask_spec]
     r = subprocess.run(args, capture_output=True, text=True)

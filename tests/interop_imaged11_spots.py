@@ -102,7 +102,7 @@ def main():
             dropped = 0  # by the segmenter's pixels_in_spot in this scan, over the settings
             for howmany, thresholds, k in OPTIONS:
                 out = os.path.join(tmp, "out.h5")
-                args = [TOOL, "sparse", scan, "-o", out, "--cut", repr(cut), "--cpu", "--no-mask", "--quiet",
+                args = [TOOL, "sparse", "--overwrite", scan, "-o", out, "--cut", repr(cut), "--cpu", "--no-mask", "--quiet",
                         "--pixels-in-spot", str(k)]
                 if howmany is not None:
                     args += ["--howmany", str(howmany), "--thresholds", ",".join(repr(t) for t in thresholds)]

@@ -124,7 +124,7 @@ def main():
             # The command's lists, for a few settings.
             for howmany, thresholds in ((5, [3, 10, 100]), (50, None), (1, [])):
                 out = os.path.join(tmp, f"out_{name}.h5")
-                cmd = [TOOL, "sparse", scan, "-o", out, "--cut", "2", "--mask", scan + ":/mask", "--cpu", "--quiet",
+                cmd = [TOOL, "sparse", "--overwrite", scan, "-o", out, "--cut", "2", "--mask", scan + ":/mask", "--cpu", "--quiet",
                        "--howmany", str(howmany)]
                 if thresholds is not None:
                     cmd += ["--thresholds", ",".join(str(t) for t in thresholds)]

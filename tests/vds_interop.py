@@ -77,7 +77,7 @@ def write_plain(path, data, dataset=MEASUREMENT):
 
 
 def sparse(inp, out, cwd, *extra):
-    return subprocess.run([TOOL, "sparse", inp, "-o", out, "--cut", "5", "--cpu", "--quiet", *extra],
+    return subprocess.run([TOOL, "sparse", "--overwrite", inp, "-o", out, "--cut", "5", "--cpu", "--quiet", *extra],
                           cwd=cwd, capture_output=True, text=True)
 
 

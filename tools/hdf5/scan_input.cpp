@@ -347,7 +347,14 @@ ScanInput open_scan(const std::string& file_name, const std::string& dataset, Ne
     for (const std::string& place : scan.mask_looked_for) {
         const std::string dangling = h5::dangling_link(scan.file.get(), place);
         if (!dangling.empty()) throw Error(ErrorCode::io, file_name + ": the NeXus pixel_mask cannot be read: " + dangling);
-        if (!h5::exists(scan.file.get(), place, file_name)) continue;
+        bool there = false;
+        try {
+            there = h5::exists(scan.file.get(), place, "");
+        } catch (const Error& e) {
+            throw Error(e.code(), file_name + ": looking for the NeXus pixel_mask at " + place + ": " + e.what() +
+                                      "; the scan is not run unmasked (give --mask, --use-mask or --no-mask to decide)");
+        }
+        if (!there) continue;
         h5::Handle m = h5::open_dataset(scan.file.get(), place, file_name);
         const auto shape = h5::dataset_shape(m.get());
         if (shape.size() != 2 || shape[0] != scan.ni || shape[1] != scan.nj)
