@@ -1,14 +1,14 @@
 #include "cpu_count.hpp"
 
+#include <fcntl.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -18,20 +18,62 @@ namespace bslz4::detail {
 
 namespace {
 
+// No iostreams and no locale here: this runs in the first constructor of every object, and a
+// module that links its own libstdc++ statically into a process that has loaded the system's
+// crashed in `std::istream >> double` (the two libraries' locale objects mixed). Plain reads and
+// std::from_chars instead.
 bool read_text(const std::string& path, std::string& text) {
-    std::ifstream in(path);
-    if (!in) return false;
-    std::stringstream s;
-    s << in.rdbuf();
-    text = s.str();
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    text.clear();
+    char buffer[4096];
+    // /proc and cgroup files are small; mountinfo on a busy host a few hundred kB at most
+    constexpr std::size_t kMostBytes = std::size_t{16} << 20;
+    for (;;) {
+        const ssize_t n = read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0 || text.size() > kMostBytes) break;
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+    close(fd);
     return true;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        lines.push_back(text.substr(at, end - at));
+        at = end + 1;
+    }
     return lines;
+}
+
+// The blank-separated words of a line (mountinfo's fields, cpu.max's two values).
+std::vector<std::string> words_of(const std::string& line) {
+    std::vector<std::string> words;
+    for (std::size_t at = 0;;) {
+        at = line.find_first_not_of(" \t\r", at);
+        if (at == std::string::npos) return words;
+        const std::size_t end = std::min(line.find_first_of(" \t\r", at), line.size());
+        words.push_back(line.substr(at, end - at));
+        at = end;
+    }
+}
+
+// The words of a file's first line.
+std::vector<std::string> first_words(const std::string& text) {
+    const std::vector<std::string> lines = lines_of(text);
+    return lines.empty() ? std::vector<std::string>{} : words_of(lines[0]);
+}
+
+// A whole decimal integer, or `fallback` (leading blanks and a trailing newline allowed).
+long long integer_of(const std::string& text, long long fallback) {
+    const std::vector<std::string> w = first_words(text);
+    if (w.empty()) return fallback;
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(w[0].data(), w[0].data() + w[0].size(), v);
+    return ec == std::errc() && end == w[0].data() + w[0].size() ? v : fallback;
 }
 
 std::vector<std::string> split(const std::string& text, char by) {
@@ -75,9 +117,7 @@ bool find_cpu_hierarchy(const std::string& root, Hierarchy& h) {
     }
     // mountinfo: ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS
     for (const std::string& line : lines_of(mounts)) {
-        std::istringstream in(line);
-        std::vector<std::string> f;
-        for (std::string w; in >> w;) f.push_back(w);
+        const std::vector<std::string> f = words_of(line);
         const auto dash = std::find(f.begin(), f.end(), "-");
         if (f.size() < 5 || dash == f.end() || f.end() - dash < 4) continue;
         const std::string& fstype = dash[1];
@@ -99,17 +139,15 @@ double quota_at(const std::string& dir, bool v2) {
     std::string text;
     if (v2) {
         if (!read_text(dir + "/cpu.max", text)) return 0;
-        std::istringstream in(text);
-        std::string quota;
-        double period = 0;
-        if (!(in >> quota >> period) || quota == "max" || period <= 0) return 0;
-        const double q = std::strtod(quota.c_str(), nullptr);
-        return q > 0 ? q / period : 0;
+        const std::vector<std::string> w = first_words(text);
+        if (w.size() < 2 || w[0] == "max") return 0;
+        const long long q = integer_of(w[0], 0), period = integer_of(w[1], 0);
+        return q > 0 && period > 0 ? static_cast<double>(q) / static_cast<double>(period) : 0;
     }
     std::string period_text;
     if (!read_text(dir + "/cpu.cfs_quota_us", text) || !read_text(dir + "/cpu.cfs_period_us", period_text)) return 0;
-    const double q = std::strtod(text.c_str(), nullptr), period = std::strtod(period_text.c_str(), nullptr);
-    return q > 0 && period > 0 ? q / period : 0;
+    const long long q = integer_of(text, 0), period = integer_of(period_text, 0);
+    return q > 0 && period > 0 ? static_cast<double>(q) / static_cast<double>(period) : 0;
 }
 
 }  // namespace
