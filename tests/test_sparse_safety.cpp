@@ -362,10 +362,10 @@ TEST_CASE("an output naming a data file of the Eiger master (by its path, a symb
 
 // Does not hold (exit 2, "the output file exists; give --overwrite to replace it"): the existing
 // output is refused before the scan is opened, so the user is told to add --overwrite, and only
-// then learns that -o is a data file. [!shouldfail]: remove the tag once it holds.
+// then learns that -o is a data file. : remove the tag once it holds.
 TEST_CASE("without --overwrite, an output naming a data file of the Eiger master is refused as the data file it is "
           "(exit 1, naming both files), not as an existing output",
-          "[safety][sparse-tool][!shouldfail]") {
+          "[safety][sparse-tool]") {
     const EigerReads e = eiger_reads("eiger_reads_no_overwrite");
     const std::string bytes1 = slurp(e.d1), bytes2 = slurp(e.d2);
     check_refused_as_read("sparse " + e.master, e.outputs, eiger_role);
@@ -398,10 +398,10 @@ TEST_CASE("an output naming a source file of a virtual dataset (directly or thro
     CHECK(slurp(s.master) == master_bytes);
 }
 
-// Does not hold, as for the Eiger master's data files above. [!shouldfail]: remove once it holds.
+// Does not hold, as for the Eiger master's data files above. : remove once it holds.
 TEST_CASE("without --overwrite, an output naming a source file of a virtual dataset is refused as the source file it is "
           "(exit 1, naming both files), not as an existing output",
-          "[safety][sparse-tool][vds][!shouldfail]") {
+          "[safety][sparse-tool][vds]") {
     const VdsReads v = vds_reads("vds_reads_no_overwrite");
     const std::string bytes0 = slurp(v.scan.sources[0]), bytes1 = slurp(v.scan.sources[1]);
     check_refused_as_read("sparse " + v.scan.master + " --dataset " + kMeasurement, v.outputs, vds_role);

@@ -258,6 +258,8 @@ int cmd_sparse(const Args& raw) {
     }
     job.input = args.positional[0];
     refuse_output_over_inputs(job);
+    // what the output is matters more than that it exists
+    if (const std::string refusal = output_over_files_read(job); !refusal.empty()) throw Error(ErrorCode::bad_argument, refusal);
     try {
         output_target(job.output, job.overwrite);  // at once: an existing output needs --overwrite
     } catch (const Error& e) {

@@ -282,7 +282,13 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
         std::vector<std::string> existing;
         for (const std::size_t i : mine) {
             struct stat st {};
-            if (lstat(plan.outputs[i].c_str(), &st) == 0) existing.push_back(plan.outputs[i]);
+            if (lstat(plan.outputs[i].c_str(), &st) != 0) continue;
+            SparseJob job = options;
+            job.input = plan.inputs[i];
+            job.output = plan.outputs[i];
+            // what the output is matters more than that it exists
+            if (const std::string refusal = output_over_files_read(job); !refusal.empty()) throw UsageError(refusal);
+            existing.push_back(plan.outputs[i]);
         }
         if (!existing.empty())
             throw UsageError(exists_without_overwrite(existing[0]) +

@@ -455,6 +455,34 @@ double SparseSummary::steady_frames_per_s() const {
     return times.steady > 0 && frames > times.first_frames ? (frames - times.first_frames) / times.steady : 0;
 }
 
+std::string output_over_files_read(const SparseJob& job) {
+    struct stat st {};
+    if (stat(job.output.c_str(), &st) != 0) return "";  // a new file is none of them
+    std::vector<ScanInput::FileRead> reads;
+    try {
+        const h5::Lock lock;
+        reads = open_scan(job.input, job.dataset, NexusMask::skip).files_read;
+    } catch (const Error&) {
+        return "";  // the run itself says why the scan cannot be read
+    }
+    const auto add = [&](const std::string& spec, const char* role) {
+        if (spec.empty()) return;
+        const std::string file = spec.substr(0, spec.rfind(':'));
+        struct stat f {};
+        if (stat(file.c_str(), &f) == 0)
+            reads.push_back({{file, static_cast<std::uint64_t>(f.st_dev), static_cast<std::uint64_t>(f.st_ino)}, role});
+    };
+    add(job.mask_spec, "--mask file");
+    add(job.use_mask_spec, "--use-mask file");
+    if (!job.matrix_spec.empty()) add(parse_matrix_spec(job.matrix_spec).file + ":", "--matrix file");
+    try {
+        refuse_output_over_reads(job, reads);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
 SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop) {
     if (!std::isfinite(job.cut)) throw Error(ErrorCode::bad_argument, "the cut is " + std::to_string(job.cut) + "; a finite number is expected");
     SparseSummary summary;
@@ -557,6 +585,11 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     // A run that fails part way keeps what it wrote apart from the output (keep_incomplete), and
     // its error says where.
     const auto keep_what_was_written = [&](const std::string& why) {
+        try {
+            if (writer) writer->finish();  // the batches handed over before the fault are kept too
+        } catch (...) {
+            // the writer's own failure: the output marked itself damaged, and is not kept
+        }
         writer.reset();  // its thread stops before the file is closed
         const std::string kept = out->keep_incomplete();
         return kept.empty() ? why : why + "; the frames written before it are kept in " + kept + " (readable; complete = 0)";

@@ -135,4 +135,11 @@ struct SparseSummary {
 // holds what was done).
 SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop);
 
+// The refusal of an existing job.output that is a file the job would read (the input, an Eiger
+// master's data files, a VDS's source files, the mask or matrix file), naming both; "" when it
+// is none of them, or the scan cannot be opened (the run says why). Opens the scan's metadata
+// only; run_sparse_job refuses the same itself. For the command line, which says this before it
+// says that an existing output needs --overwrite.
+std::string output_over_files_read(const SparseJob& job);
+
 }  // namespace bslz4::tool

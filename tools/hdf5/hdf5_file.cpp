@@ -345,6 +345,12 @@ std::vector<std::uint8_t> read_nonzero(hid_t dataset, std::size_t expected, cons
     return out;
 }
 
+bool has_attribute(hid_t loc, const std::string& object, const std::string& name, const std::string& what) {
+    const htri_t there = H5Aexists_by_name(loc, object.c_str(), name.c_str(), H5P_DEFAULT);
+    if (there < 0) throw failure(what + ": cannot tell whether " + object + " has the attribute " + name + " (damaged file?)");
+    return there > 0;
+}
+
 std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& object, const std::string& name) {
     Handle a(H5Aopen_by_name(loc, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
              object + ": no attribute " + name);

@@ -95,6 +95,8 @@ std::vector<T> read_all(hid_t dataset, hid_t memtype, const std::string& what);
 // zero). Refuses other classes, and a dataset of other than `expected` elements, before reading
 // (bad_argument).
 std::vector<std::uint8_t> read_nonzero(hid_t dataset, std::size_t expected, const std::string& what);
+// Whether `object` has attribute `name`; an HDF5 error is no answer: io naming `what`.
+bool has_attribute(hid_t loc, const std::string& object, const std::string& name, const std::string& what);
 std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& object, const std::string& name);
 
 // Refuses, naming `what`, a chunk the chunk index says has `bytes` bytes at byte `address` of a

@@ -55,17 +55,17 @@ std::vector<std::int32_t> narrow(const std::vector<std::int64_t>& v, const char*
 
 IntegrationMatrix read_group(const MatrixSpec& spec, std::size_t frame_pixels) {
     const h5::Handle file = h5::open_file(spec.file);
-    if (!h5::exists(file.get(), spec.group)) throw Error(ErrorCode::bad_argument, "no such group");  // the user named it
+    if (!h5::exists(file.get(), spec.group, spec.file)) throw Error(ErrorCode::bad_argument, "no such group");  // the user named it
     auto read = [&](const char* name, auto zero, hid_t type) {
         const std::string path = spec.group + "/" + name;
-        if (!h5::exists(file.get(), path)) throw Error(ErrorCode::bad_matrix, std::string("no dataset ") + name);
+        if (!h5::exists(file.get(), path, spec.file)) throw Error(ErrorCode::bad_matrix, std::string("no dataset ") + name);
         const h5::Handle d = h5::open_dataset(file.get(), path, spec.file);
         return h5::read_all<decltype(zero)>(d.get(), type, name);
     };
     const auto data = read("data", float{}, H5T_NATIVE_FLOAT);
     const auto indices = narrow(read("indices", std::int64_t{}, H5T_NATIVE_INT64), "indices");
     const auto indptr = narrow(read("indptr", std::int64_t{}, H5T_NATIVE_INT64), "indptr");
-    const Shape s = H5Aexists_by_name(file.get(), spec.group.c_str(), "shape", H5P_DEFAULT) > 0
+    const Shape s = h5::has_attribute(file.get(), spec.group, "shape", spec.file)
                         ? shape_from_attribute(h5::read_int_attribute(file.get(), spec.group, "shape"), indptr.size())
                         : shape_from_arrays(indices, indptr.size(), frame_pixels);
     const MatrixInput in{s.layout, s.bins, s.pixels, data.data(), data.size(), IndexType::i32, indices.data(), indices.size(),

@@ -212,7 +212,9 @@ bool hard_links_only(hid_t file, const std::string& path) {
     for (std::size_t at = path.find('/', 1);; at = path.find('/', at + 1)) {
         const std::string link = path.substr(0, at);
         H5L_info_t info{};
-        if (H5Lget_info(file, link.c_str(), &info, H5P_DEFAULT) < 0 || info.type != H5L_TYPE_HARD) return false;
+        if (H5Lget_info(file, link.c_str(), &info, H5P_DEFAULT) < 0)
+            throw h5::failure("cannot read the link " + link + " (damaged file?)");  // it exists: exists() said so
+        if (info.type != H5L_TYPE_HARD) return false;
         if (at == std::string::npos) return true;
     }
 }
