@@ -359,7 +359,7 @@ TEST_CASE("--device takes all, a GPU number or a comma list; anything else is a 
     CHECK(!file_exists(out));
 }
 
-TEST_CASE("--device with no GPU present is an error saying so before any file is read, not a run on the CPU",
+TEST_CASE("--device with no GPU present is an error saying so (and pointing at --cpu) before any file is read, not a run on the CPU",
           "[sparse-cli][device]") {
 #if BSLZ4_HAVE_CUDA
     if (cuda::available()) {
@@ -376,7 +376,7 @@ TEST_CASE("--device with no GPU present is an error saying so before any file is
         const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --quiet --device " + spec);
         INFO(spec << ": " << r.err);
         CHECK(r.code == 1);
-        CHECK_THAT(r.err, Catch::Contains("--device " + std::string(spec) + ": " + why));
+        CHECK_THAT(r.err, Catch::Contains("--device " + std::string(spec) + ": " + why) && Catch::Contains("; give --cpu to run on the CPU"));
         CHECK(!file_exists(out));
     }
     // before the input is opened: the same error for a scan that is not there
@@ -388,7 +388,7 @@ TEST_CASE("--device with no GPU present is an error saying so before any file is
     job.where = tool::SparseJob::Where::any;
     job.devices = {0};
     const std::atomic<bool> never{false};
-    CHECK_THROWS_WITH(tool::run_sparse_job(job, never), Catch::Contains("--device: no GPU to run on"));
+    CHECK_THROWS_WITH(tool::run_sparse_job(job, never), Catch::Contains("--device: no GPU to run on") && Catch::Contains("give --cpu"));
     const test::ToolResult bench = run_tool("bench --device all --frames 1 --seconds 0.01");
     CHECK(bench.code == 1);
     CHECK_THAT(bench.err, Catch::Contains("--device all: " + why));
