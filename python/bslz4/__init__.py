@@ -8,19 +8,27 @@ classes, calls and return values, over the C++ library of this repository.
     c = chunk2sparseCSC(mask, csc, dtype)         c(chunk, cut) -> npixels, (values, indices), powder
     c.multi(chunks, cut), c.from_buffer(base, offsets, lengths, cut), c.coo(chunk, cut)
     bslz4_to_sparse(ds, num, cut, mask=None, pixelbuffer=None)   one frame of an h5py dataset
+    detect_codec(ds), locate_chunks(ds), offsets_lengths(...)    what an h5py dataset says of its chunks
+    decompress(chunks, dtype), block_starts(chunks, dtype) (and *_from_buffer)   no sparse step
+    plan(mask, csc, dtype), build_info(), describe(); bslz4.conveyor: the seed's file pipeline
 
 Chunks are bytes, memoryviews, numpy arrays, or what h5py's read_direct_chunk returns, read in
 place. The GIL is released while decoding. One call at a time per object: a second thread's
 call while one runs is a ValueError (give each thread its own object). Bad arguments are
-ValueError; a chunk that cannot be decoded is DecodeError, naming its frame and block."""
-import numpy as _np
-
-from . import _arguments, _bslz4
+ValueError; a chunk that cannot be decoded is DecodeError, naming its frame and block. Errors the
+seed also raised read as its did first ("Error decoding batch: -107: ...; chunks [1]. frame 1:
+...") and carry seed_code and seed_message."""
+from . import _bslz4
 from ._arguments import CODEC_LZ4, CODEC_ZSTD
+from ._build_info import build_info
+from ._chunks import block_starts, block_starts_from_buffer, decompress, decompress_from_buffer
 from ._cpu import chunk2sparse, chunk2sparseCSC
+from ._dataset_chunks import detect_codec, locate_chunks, offsets_lengths
+from ._describe import describe
 from ._errors import DecodeError
 from ._hdf5 import bslz4_to_sparse
 from ._matrix import FixedPointMatrix, fixed_point_matrix
+from ._plan import plan
 
 version = __version__ = "0.1.0"  # the Meson project's version
 
@@ -29,23 +37,23 @@ __all__ = [
     "CODEC_ZSTD",
     "DecodeError",
     "FixedPointMatrix",
+    "block_starts",
+    "block_starts_from_buffer",
     "bslz4_to_sparse",
+    "build_info",
     "chunk2sparse",
     "chunk2sparseCSC",
     "decompress",
+    "decompress_from_buffer",
+    "describe",
+    "detect_codec",
     "fixed_point_matrix",
     "gpu_runtime",
+    "locate_chunks",
+    "offsets_lengths",
+    "plan",
     "version",
 ]
-
-
-def decompress(chunk, dtype, codec=None):
-    """One chunk decoded whole: a 1-D numpy array of dtype (every pixel, no mask, no cut)."""
-    dt, _ = _arguments.pixel_type(dtype)
-    number = _arguments.codec_number(codec)
-    if number is None:
-        number = _arguments.chunk_codec(chunk)
-    return _np.frombuffer(_bslz4.decode_chunk(chunk, dt.itemsize, _arguments.codec_name(number)), dt)
 
 
 def gpu_runtime():

@@ -4,10 +4,11 @@ import numpy as np
 from . import _arguments
 from . import _bslz4 as _ext
 from . import _matrix
+from ._frames import FromFrames
 from ._results import SparseCalls
 
 
-class chunk2sparse(SparseCalls):
+class chunk2sparse(FromFrames, SparseCalls):
     """Decode bitshuffle-lz4/zstd chunks of (ni, nj) frames into the pixels above a cut that the
     mask allows, on a thread a frame (the C++ bslz4::Chunk2Sparse).
 
@@ -31,7 +32,7 @@ class chunk2sparse(SparseCalls):
                              self.thresholds)
 
 
-class chunk2sparseCSC(SparseCalls):
+class chunk2sparseCSC(FromFrames, SparseCalls):
     """As chunk2sparse, and every frame also goes through the matrix product powder = csc @
     frame (the C++ bslz4::Chunk2SparseCSC), the mask folded into the matrix (masked pixels add
     nothing).

@@ -37,6 +37,10 @@ def _indices(a):
 
 def normalised(matrix, pixels):
     """The C++ IntegrationMatrix of a scipy or pyFAI matrix of `pixels` pixels (bins x pixels)."""
+    if isinstance(matrix, _ext.IntegrationMatrix):  # normalised already (a plan's)
+        if matrix.pixels != pixels:
+            raise ValueError("the matrix has %d pixels, the mask %d" % (matrix.pixels, pixels))
+        return matrix
     if hasattr(matrix, "format") and matrix.format not in ("csc", "csr") and hasattr(matrix, "tocsr"):
         matrix = matrix.tocsr()
     for attr in ("data", "indices", "indptr"):
@@ -74,6 +78,16 @@ class FixedPointMatrix:
         self.shape = mask_shape
         self.dtype = dtype
 
+    def to_scipy(self):
+        """The integer weights as a scipy.sparse.csc_matrix (nbins, npix) of int64, the mask folded
+        in: M @ frame (integer pixels) is the int64 powder a chunk2sparseCSC given this matrix
+        returns, exactly (divide by scale for float). A copy: changing it changes nothing here."""
+        import scipy.sparse
+
+        row_start, pixel, _weight, fixed = self._matrix.csr_arrays()
+        return scipy.sparse.csr_matrix((fixed.astype(np.int64), pixel, row_start),
+                                       shape=(self.nbins, self.npix)).tocsc()
+
     def check(self, dtype, npix):
         """ValueError unless the matrix can serve frames of npix pixels of dtype."""
         dtype = np.dtype(dtype)
@@ -108,6 +122,8 @@ def matrix_and_acc(csc, mask, dtype, acc):
     """(C++ matrix, accumulator name) for a CSC class's csc, mask, dtype and acc arguments."""
     _m, ni, nj = _arguments.frame_mask(mask)
     pixels = ni * nj
+    if hasattr(csc, "_prepared_for"):  # a plan: its matrix, prepared once
+        csc = csc._prepared_for(mask)
     if isinstance(csc, FixedPointMatrix):
         csc.check(_arguments.pixel_type(dtype)[0], pixels)
         if acc not in (None, "i64"):

@@ -7,7 +7,8 @@ keep). The C++ classes list straight into them (bslz4::ListRows); a call that fa
 may have overwritten some rows while npixels still holds the last good call's counts."""
 import numpy as np
 
-from . import _arguments
+from . import _arguments, _seed_errors
+from ._errors import DecodeError
 
 _POWDER_DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64}
 
@@ -38,9 +39,42 @@ class ResultArrays:
                 self._last_nabove[:n], powder)
 
 
+def no_chunks():
+    """The refusal of a call without chunks: a ValueError reading as the seed's -105."""
+    return _seed_errors.value_error(-105)
+
+
+def buffer_ranges(base, offsets, lengths):
+    """offsets and lengths as int64 arrays, each chunk checked to lie inside base: else a
+    ValueError reading as the seed's -108, naming the chunks outside."""
+    offsets = np.asarray(offsets, np.int64).ravel()
+    lengths = np.asarray(lengths, np.int64).ravel()
+    if len(offsets) == 0:
+        raise no_chunks()
+    if len(offsets) != len(lengths):
+        raise _seed_errors.value_error(-108, "%d offsets and %d lengths" % (len(offsets), len(lengths)))
+    size = memoryview(base).nbytes
+    outside = np.flatnonzero((offsets < 0) | (lengths < 0) | (offsets + lengths > size))
+    if outside.size:
+        k = int(outside[0])
+        raise _seed_errors.value_error(
+            -108, "chunk %d: offset %d, length %d, in a buffer of %d bytes" % (k, offsets[k], lengths[k], size),
+            chunks=outside[:20].tolist())
+    return offsets, lengths
+
+
 class SparseCalls:
     """The seed's call API over a C++ engine. A subclass sets, in __init__, through _setup:
     the mask, dtype, codec and top-pixel settings, and gives _make_engine(codec_name)."""
+
+    _gpu_errors = False  # the GPU classes' errors take the seed's GPU wording
+
+    def _run(self, call, nframes, *args):
+        """call(*args), a DecodeError given the seed's form for a call of nframes chunks."""
+        try:
+            return call(*args)
+        except DecodeError as e:
+            raise e.in_call(nframes, "gpu" if self._gpu_errors else "mask")
 
     def _setup(self, mask, dtype, codec, howmany, thresholds, bins=0, acc=None):
         self.mask, self._ni, self._nj = _arguments.frame_mask(mask)
@@ -92,26 +126,23 @@ class SparseCalls:
         if not isinstance(chunks, (list, tuple)):
             chunks = list(chunks)
         if len(chunks) == 0:
-            raise ValueError("no chunks were given")
+            raise no_chunks()
         cut = _arguments.cut_value(cut)
         engine = self._engine_for(chunks[0])
         out = self._out.take(len(chunks))
-        engine.multi(chunks, cut, out)
+        self._run(engine.multi, len(chunks), chunks, cut, out)
         return self._returned(out)
 
     def from_buffer(self, base, offsets, lengths, cut):
         """As multi, for the chunks at byte offsets[i] (lengths[i] bytes) inside the one buffer
         base (a file read into memory, an mmap)."""
-        offsets = np.asarray(offsets, np.int64).ravel()
-        lengths = np.asarray(lengths, np.int64).ravel()
-        if len(offsets) == 0:
-            raise ValueError("no chunks were given")
+        offsets, lengths = buffer_ranges(base, offsets, lengths)
         cut = _arguments.cut_value(cut)
         if self._codec_pending:
             o = int(offsets[0])
             self._engine_for(memoryview(base).cast("B")[o:o + 20])
         out = self._out.take(len(offsets))
-        self._engine.from_buffer(base, offsets, lengths, cut, out)
+        self._run(self._engine.from_buffer, len(offsets), base, offsets, lengths, cut, out)
         return self._returned(out)
 
     def __call__(self, buffer, cut):

@@ -51,6 +51,20 @@ void BatchOutputs::write(const SparseBatch& batch, double cut) const {
     }
 }
 
+void BatchOutputs::copy(const SparseBatch& batch, double cut) const {
+    if (batch.nframes != nframes_ || batch.row_length < pixels_ || pixel_size(batch.pixel_type) != pixel_bytes_)
+        throw Error(ErrorCode::bad_argument, "internal: a batch that does not fit its result arrays");
+    for (std::size_t f = 0; f < nframes_; ++f) {
+        const std::size_t n = batch.npixels[f];
+        std::memcpy(values_ + f * pixels_ * pixel_bytes_,
+                    static_cast<const std::uint8_t*>(batch.values) + f * batch.row_length * pixel_bytes_, n * pixel_bytes_);
+        std::memcpy(indices_ + f * pixels_, batch.indices + f * batch.row_length, n * 4);
+        npixels_[f] = static_cast<std::int32_t>(n);
+        last_cut_[f] = batch.last_cut ? batch.last_cut[f] : cut;
+        last_nabove_[f] = static_cast<std::int64_t>(batch.last_nabove ? batch.last_nabove[f] : n);
+    }
+}
+
 void BatchOutputs::write(const Powder& powder) const {
     if (!powder_) return;
     const std::size_t row = powder.bins * accumulator_size(powder.acc);

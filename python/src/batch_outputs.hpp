@@ -29,6 +29,9 @@ public:
     // These run without the GIL: the batch must be the one listed into rows().
     void write(const SparseBatch& batch, double cut) const;
     void write(const Powder& powder) const;
+    // A batch in the C++ object's own buffers (from_frames, which takes no ListRows): the lists
+    // copied into the rows as well.
+    void copy(const SparseBatch& batch, double cut) const;
 
 private:
     std::size_t nframes_, pixels_, pixel_bytes_, powder_row_bytes_;

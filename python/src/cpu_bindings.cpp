@@ -34,11 +34,30 @@ Chunk2SparseOptions cpu_options(const std::string& codec, unsigned threads, std:
     return o;
 }
 
+inline void copy_results(const BatchOutputs& out, const SparseBatch& batch, double cut) { out.copy(batch, cut); }
+inline void copy_results(const BatchOutputs& out, const IntegratedBatch& batch, double cut) {
+    out.copy(batch.sparse, cut);
+    out.write(batch.powder);
+}
+
+// Dense frames (ni*nj pixels of the object's type each), through the C++ from_frames: the
+// steps after the decode, with the same results as multi on the frames' chunks.
+template <class Handle>
+void run_from_frames(Handle& h, const py::handle& frames, double cut, const py::tuple& out) {
+    HeldBuffers held;
+    const std::vector<ByteView> views = held.hold_each(frames, "frames");
+    BatchOutputs outputs(out, views.size(), h.pixels, h.pixel_bytes, h.powder_row_bytes);
+    py::gil_scoped_release nogil;
+    CallGuard guard(h.busy);
+    copy_results(outputs, h.engine.from_frames(views, cut), cut);
+}
+
 template <class Handle, class Class>
 void bind_calls(Class& c) {
     c.def("multi", &run_multi<Handle>, py::arg("chunks"), py::arg("cut"), py::arg("out"))
         .def("from_buffer", &run_from_buffer<Handle>, py::arg("base"), py::arg("offsets"), py::arg("lengths"),
              py::arg("cut"), py::arg("out"))
+        .def("from_frames", &run_from_frames<Handle>, py::arg("frames"), py::arg("cut"), py::arg("out"))
         .def("set_top_pixels", &set_top_pixels<Handle>, py::arg("howmany"), py::arg("thresholds"));
 }
 

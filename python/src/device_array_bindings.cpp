@@ -5,8 +5,11 @@
 // the device pointer of a DLPack capsule another library made, for the *_from_device calls.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bslz4/cuda/device_array.hpp"
 #include "bslz4/error.hpp"
@@ -72,6 +75,64 @@ py::object dlpack(const DeviceArray& a, const py::object& stream, const py::obje
         return py::reinterpret_steal<py::object>(cap);
     }
     DLManagedTensor* t = a.to_dlpack();
+    PyObject* cap = PyCapsule_New(t, "dltensor", delete_unused_tensor);
+    if (!cap) {
+        t->deleter(t);
+        throw py::error_already_set();
+    }
+    return py::reinterpret_steal<py::object>(cap);
+}
+
+// A DLPack tensor of part of an array (bslz4.cuda.DeviceArray's views: a slice, a row): the
+// array's own tensor, which holds its memory, wrapped in one whose data pointer, shape and
+// strides are the view's. The data pointer carries the offset (byte_offset 0), as PyTorch's
+// exports do, so consumers that ignore byte_offset read the right bytes too.
+template <class Managed>
+struct ViewTensor {
+    Managed outer{};
+    Managed* whole = nullptr;
+    std::vector<std::int64_t> shape, strides;
+
+    static void release(Managed* self) {
+        auto* v = static_cast<ViewTensor*>(self->manager_ctx);
+        if (v->whole && v->whole->deleter) v->whole->deleter(v->whole);
+        delete v;
+    }
+};
+
+template <class Managed>
+Managed* view_tensor(Managed* whole, std::uint64_t offset, const std::vector<std::int64_t>& shape,
+                     const std::vector<std::int64_t>& strides) {
+    auto* v = new ViewTensor<Managed>;
+    v->whole = whole;
+    v->shape = shape;
+    v->strides = strides;
+    v->outer = *whole;  // version and flags (versioned), device, dtype
+    DLTensor& t = v->outer.dl_tensor;
+    t.data = static_cast<char*>(whole->dl_tensor.data) + whole->dl_tensor.byte_offset + offset;
+    t.byte_offset = 0;
+    t.ndim = static_cast<std::int32_t>(v->shape.size());
+    t.shape = v->shape.empty() ? nullptr : v->shape.data();
+    t.strides = v->strides.empty() ? nullptr : v->strides.data();
+    v->outer.manager_ctx = v;
+    v->outer.deleter = &ViewTensor<Managed>::release;
+    return &v->outer;
+}
+
+// offset in bytes from the array's first byte; shape and strides (in elements) of the view.
+py::object dlpack_view(const DeviceArray& a, std::uint64_t offset, const std::vector<std::int64_t>& shape,
+                       const std::vector<std::int64_t>& strides, bool versioned) {
+    if (shape.size() != strides.size()) throw Error(ErrorCode::bad_argument, "a view's shape and strides differ in length");
+    if (versioned) {
+        DLManagedTensorVersioned* t = view_tensor(a.to_dlpack_versioned(), offset, shape, strides);
+        PyObject* cap = PyCapsule_New(t, "dltensor_versioned", delete_unused_versioned_tensor);
+        if (!cap) {
+            t->deleter(t);
+            throw py::error_already_set();
+        }
+        return py::reinterpret_steal<py::object>(cap);
+    }
+    DLManagedTensor* t = view_tensor(a.to_dlpack(), offset, shape, strides);
     PyObject* cap = PyCapsule_New(t, "dltensor", delete_unused_tensor);
     if (!cap) {
         t->deleter(t);
@@ -155,6 +216,8 @@ void bind_device_array(py::module_& m) {
              py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
         .def("__dlpack_device__", [](const DeviceArray& a) { return py::make_tuple(static_cast<int>(kDLCUDA), a.device()); })
         .def("get", &to_host, "a numpy copy")
+        .def("_dlpack_view", &dlpack_view, py::arg("offset"), py::arg("shape"), py::arg("strides"), py::arg("versioned"),
+             "a DLPack capsule of part of the array (bslz4.cuda.DeviceArray's views)")
         .def("__repr__", [](const DeviceArray& a) {
             return "<bslz4 DeviceArray shape=" + py::str(shape_of(a)).cast<std::string>() + " dtype=" + numpy_name(a.dtype()) +
                    " device=" + std::to_string(a.device()) + ">";

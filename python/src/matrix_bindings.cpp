@@ -3,7 +3,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "bslz4/integration_matrix.hpp"
 #include "bslz4/pixel_type.hpp"
@@ -52,7 +54,21 @@ void bind_matrices(py::module_& m) {
         .def_property_readonly("pixels", [](const IntegrationMatrix& x) { return x.pixels; })
         .def_property_readonly("nnz", &IntegrationMatrix::nnz)
         .def_property_readonly("fixed_point", &IntegrationMatrix::fixed_point)
-        .def_property_readonly("powder_scale", [](const IntegrationMatrix& x) { return x.powder_scale; });
+        .def_property_readonly("powder_scale", [](const IntegrationMatrix& x) { return x.powder_scale; })
+        .def(
+            "csr_arrays",
+            [](const IntegrationMatrix& x) {
+                // Copies of the canonical form (CSR by bin): row_start, pixel, weight and the
+                // fixed-point weights (empty unless fixed_point), for FixedPointMatrix.to_scipy.
+                auto copy = [](const auto& v) {
+                    using T = typename std::decay_t<decltype(v)>::value_type;
+                    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
+                    if (!v.empty()) std::memcpy(a.mutable_data(), v.data(), v.size() * sizeof(T));
+                    return a;
+                };
+                return py::make_tuple(copy(x.row_start), copy(x.pixel), copy(x.weight), copy(x.fixed_weight));
+            },
+            "(row_start, pixel, weight, fixed_weight) numpy copies of the canonical CSR form");
     m.def("normalise_matrix", &normalise, py::arg("layout"), py::arg("bins"), py::arg("pixels"), py::arg("data"),
           py::arg("indices"), py::arg("indptr"));
     m.def(

@@ -10,5 +10,6 @@ PYBIND11_MODULE(_bslz4, m) {
     bslz4::python::bind_matrices(m);
     bslz4::python::bind_cpu_classes(m);
     bslz4::python::bind_codec(m);
+    bslz4::python::bind_chunk_tools(m);
     bslz4::python::bind_gpu(m);
 }

@@ -5,11 +5,11 @@ import numpy as np
 from .. import _arguments
 from .. import _bslz4 as _ext
 from .. import _matrix
-from .._results import SparseCalls
+from .._results import SparseCalls, no_chunks
+from ._device_array import DeviceArray
 from ._device_input import DeviceChunks
 
 backend = "driver"
-DeviceArray = _ext.DeviceArray
 
 
 def device_count():
@@ -42,6 +42,8 @@ def _device_number(device):
 
 class _GpuCalls(SparseCalls):
     """What both GPU classes add to the CPU classes' calls."""
+
+    _gpu_errors = True
 
     def _gpu_setup(self, batch, group, unblock, device):
         self._batch = _arguments.count_or_zero(batch, "batch")
@@ -81,8 +83,8 @@ class _GpuCalls(SparseCalls):
         if not isinstance(chunks, (list, tuple)):
             chunks = list(chunks)
         if len(chunks) == 0:
-            raise ValueError("no chunks were given")
-        return self._engine_for(chunks[0]).decompress(chunks)
+            raise no_chunks()
+        return DeviceArray(self._run(self._engine_for(chunks[0]).decompress, len(chunks), chunks))
 
     def from_device(self, buf, offsets, lengths, cut):
         """As from_buffer, for chunks already in GPU memory: chunk i is the lengths[i] bytes at
@@ -93,21 +95,22 @@ class _GpuCalls(SparseCalls):
         source = DeviceChunks(buf)
         offsets, lengths = _positions(offsets, lengths)
         out = self._out.take(len(offsets))
-        self._engine.from_device(source.pointer, offsets, lengths, cut, out)
+        self._run(self._engine.from_device, len(offsets), source.pointer, offsets, lengths, cut, out)
         return self._returned(out)
 
     def decompress_from_device(self, buf, offsets, lengths):
         """As decompress, for chunks already in GPU memory (see from_device)."""
         source = DeviceChunks(buf)
         offsets, lengths = _positions(offsets, lengths)
-        return self._engine.decompress_from_device(source.pointer, offsets, lengths)
+        return DeviceArray(self._run(self._engine.decompress_from_device, len(offsets), source.pointer, offsets,
+                                     lengths))
 
 
 def _positions(offsets, lengths):
     offsets = np.asarray(offsets, np.int64).ravel()
     lengths = np.asarray(lengths, np.int64).ravel()
     if len(offsets) == 0:
-        raise ValueError("no chunks were given")
+        raise no_chunks()
     return offsets, lengths
 
 
@@ -165,14 +168,15 @@ class chunk2sparseCSC(_GpuCalls):
         if not isinstance(chunks, (list, tuple)):
             chunks = list(chunks)
         if len(chunks) == 0:
-            raise ValueError("no chunks were given")
-        return self._engine_for(chunks[0]).integrate(chunks)
+            raise no_chunks()
+        return DeviceArray(self._run(self._engine_for(chunks[0]).integrate, len(chunks), chunks))
 
     def integrate_from_device(self, buf, offsets, lengths):
         """As integrate, for chunks already in GPU memory (see from_device)."""
         source = DeviceChunks(buf)
         offsets, lengths = _positions(offsets, lengths)
-        return self._engine.integrate_from_device(source.pointer, offsets, lengths)
+        return DeviceArray(self._run(self._engine.integrate_from_device, len(offsets), source.pointer, offsets,
+                                     lengths))
 
     def _make_engine(self, codec):
         return _ext.GpuPowders(self.mask, self._ni, self._nj, self._type_name, self._matrix, self.acc, self._batch,
