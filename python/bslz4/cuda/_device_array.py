@@ -183,7 +183,7 @@ class DeviceArray:
         span = np.empty(high - low, np.uint8)
         copy_to_host(self.device, self.ptr + low, span.nbytes, span.ctypes.data)
         view = np.ndarray(self.shape, self.dtype, buffer=span, offset=-low, strides=self.strides)
-        return np.ascontiguousarray(view)
+        return view.copy(order="C")  # (np.ascontiguousarray would make a 0-d view 1-d)
 
 
 def _basic_index(shape, strides, key):
