@@ -111,7 +111,38 @@ python_package_tests() {
     else
         echo "bootstrap: could not install bslz4-to-sparse 0.0.16 from PyPI; compared with 0.0.22a2 only"
     fi
+    static_libstdcxx_tests "$build" "$target" "${args[@]:3}" || rc=1  # the fatbin options, if any
     return $rc
+}
+
+# Issue 26: a module built with libstdc++ linked into it statically (as some toolchains build
+# wheels) crashed in its first constructor on Ubuntu 24.04 when the process had loaded the
+# system's libstdc++ first: the library's start-up paths then used iostreams and locales, whose
+# objects the two copies mix. The extension is built so (-static-libstdc++, its own build folder,
+# a wheel unpacked apart from the venv's package), checked to need no libstdc++.so, and the
+# Python tests run in a process that loads the system's libstdc++ before importing it.
+static_libstdcxx_tests() {
+    local build=$1 target=$2
+    shift 2
+    local venv=$build/interop-venv out=$build/python-static
+    rm -rf "$out/wheel" "$out/site"
+    echo "bootstrap: the extension with libstdc++ linked statically ($out)"
+    PATH="$venv/bin:$PATH" "$venv/bin/pip" wheel -q --disable-pip-version-check --no-deps --no-build-isolation -w "$out/wheel" \
+        -Ccompile-args=-j2 "-Ccompile-args=$target" "-Cbuild-dir=$build/python-build-static" \
+        "-Csetup-args=-Dcpp_link_args=-static-libstdc++" "$@" . || return 1
+    "$venv/bin/python" -m zipfile -e "$out"/wheel/bslz4-*.whl "$out/site" || return 1
+    local module
+    module=$(find "$out/site/bslz4" -maxdepth 1 -name '_bslz4*.so' | head -1)
+    if [ -z "$module" ] || ldd "$module" | grep -q 'libstdc++'; then
+        echo "bootstrap: $module still needs libstdc++.so: not the static build the test is for" >&2
+        return 1
+    fi
+    (cd tests/python && PYTHONPATH="$out/site" "$venv/bin/python" -c '
+import ctypes, sys
+ctypes.CDLL("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)  # the system libstdc++, loaded first
+import bslz4, pytest
+assert bslz4.__file__.startswith(sys.argv[1]), bslz4.__file__
+sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-rs", "."]))' "$out/site")
 }
 
 case "$what" in
