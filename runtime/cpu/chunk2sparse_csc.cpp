@@ -1,12 +1,15 @@
 // Chunk2SparseCSC on the CPU. The matrix is held pixel-major (a column per pixel), so each
 // decoded block, still in L1, is integrated as it is listed: acc[bin] += weight * pixel for
-// the block's pixels, into the frame's own powder row (no sharing between threads).
+// the block's pixels, into the frame's own powder row (no sharing between threads). What is
+// summed is summed_matrix's choice (fixed_point.hpp): float weights in the accumulator's type,
+// or int64 fixed-point sums (acc i64; acc f64 where they are exact, then rounded once).
 #include "bslz4/chunk2sparse_csc.hpp"
 
 #include <cstring>
 #include <type_traits>
 
 #include "argument_checks.hpp"
+#include "fixed_point.hpp"
 #include "integrator_checks.hpp"
 #include "sparse_engine.hpp"
 
@@ -21,7 +24,9 @@ public:
         : engine(mask, ni, nj, type, options), acc(acc), bins(matrix.bins), scale(matrix.fixed_point() ? matrix.powder_scale : 1) {
         check_integrator(matrix, ni, nj, type, acc);
         // Pixel-major, with the mask folded in.
-        const IntegrationMatrix m = fold_mask(matrix, mask);
+        const IntegrationMatrix m = summed_matrix(fold_mask(matrix, mask), type, acc);
+        fixed_sums = m.fixed_point();
+        fixed_scale = m.powder_scale;
         col_start.assign(m.pixels + 1, 0);
         for (std::uint32_t p : m.pixel) ++col_start[p + 1];
         for (std::size_t p = 0; p < m.pixels; ++p) col_start[p + 1] += col_start[p];
@@ -46,7 +51,7 @@ public:
             for (std::uint32_t k = col_start[p]; k < col_start[p + 1]; ++k) {
                 if constexpr (std::is_same<A, std::int64_t>::value) {
                     if constexpr (std::is_integral<T>::value)
-                        row[bin[k]] += static_cast<std::int64_t>(fixed[k]) * static_cast<std::int64_t>(px[i]);
+                        row[bin[k]] += fixed[k] * static_cast<std::int64_t>(px[i]);
                 } else {
                     row[bin[k]] += static_cast<A>(weight[k]) * static_cast<A>(px[i]);
                 }
@@ -62,12 +67,15 @@ public:
         std::uint8_t* rows = powder.reserve(nframes * bins * asize);
         std::memset(rows, 0, nframes * bins * asize);
         const auto list_frame = [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
-            return visit_accumulator([&](auto zero) {
+            return visit_sum_type([&](auto zero) {
                 using A = decltype(zero);
-                A* row = reinterpret_cast<A*>(rows) + f * bins;
-                return list(f, v, idx, w, [this, row](std::size_t first, const auto* px, std::size_t n, unsigned) {
+                std::uint8_t* bytes = rows + f * bins * asize;
+                A* row = reinterpret_cast<A*>(bytes);
+                const auto listed = list(f, v, idx, w, [this, row](std::size_t first, const auto* px, std::size_t n, unsigned) {
                     integrate(row, first, px, n);
                 });
+                if (fixed_sums && acc == Accumulator::f64) fixed_sums_to_f64(bytes);
+                return listed;
             });
         };
         const auto forget_frame = [&](std::size_t f) { std::memset(rows + f * bins * asize, 0, bins * asize); };
@@ -75,23 +83,34 @@ public:
         return {sparse, {nframes, bins, acc, rows, scale}};
     }
 
+    // f(zero of the type a frame's bins are summed in): int64 for fixed-point sums, else acc's.
     template <class F>
-    decltype(auto) visit_accumulator(F&& f) const {
-        switch (acc) {
-            case Accumulator::f32: return f(float{});
-            case Accumulator::i64: return f(std::int64_t{});
-            case Accumulator::f64: break;
-        }
+    decltype(auto) visit_sum_type(F&& f) const {
+        if (fixed_sums) return f(std::int64_t{});
+        if (acc == Accumulator::f32) return f(float{});
         return f(double{});
+    }
+
+    // acc f64 summed in fixed point: each bin's exact int64 sum becomes sum / fixed_scale, rounded
+    // once to double (the division by a power of two is exact), in place in the row's 8 bytes.
+    void fixed_sums_to_f64(std::uint8_t* row) const {
+        for (std::size_t b = 0; b < bins; ++b) {
+            std::int64_t sum;
+            std::memcpy(&sum, row + b * 8, 8);
+            const double value = static_cast<double>(sum) / fixed_scale;
+            std::memcpy(row + b * 8, &value, 8);
+        }
     }
 
     SparseEngine engine;
     Accumulator acc;
     std::size_t bins;
-    double scale;
+    double scale;  // the powders' powder_scale: the fixed-point matrix's for acc i64, else 1
+    bool fixed_sums = false;
+    double fixed_scale = 0;
     std::vector<std::uint32_t> col_start, bin;
     std::vector<float> weight;
-    std::vector<std::int32_t> fixed;
+    std::vector<std::int64_t> fixed;
     HostBuffer powder;
 };
 

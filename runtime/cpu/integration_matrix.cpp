@@ -1,13 +1,10 @@
 #include "bslz4/integration_matrix.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <numeric>
-#include <sstream>
 #include <string>
 
 #include "bslz4/error.hpp"
-#include "integrator_checks.hpp"
 
 namespace bslz4 {
 
@@ -67,7 +64,9 @@ IntegrationMatrix normalise_matrix(const MatrixInput& in) {
                                                    " is outside 0.." + str(minor - 1) + " (" + minor_name + ")");
     }
 
-    // (bin, pixel, weight) triples, sorted, duplicates merged.
+    // (bin, pixel, weight) triples, sorted stably: a duplicate (bin, pixel) entry stays a term of
+    // its own, in the order given, so each weight is multiplied in float64 as scipy does; merged
+    // into one float32 weight, the pair would be rounded.
     struct Entry {
         std::uint32_t bin, pixel;
         float w;
@@ -86,14 +85,12 @@ IntegrationMatrix normalise_matrix(const MatrixInput& in) {
     out.bins = in.bins;
     out.pixels = in.pixels;
     out.row_start.assign(in.bins + 1, 0);
-    for (std::size_t k = 0; k < e.size();) {
-        std::size_t j = k;
-        double sum = 0;
-        for (; j < e.size() && e[j].bin == e[k].bin && e[j].pixel == e[k].pixel; ++j) sum += e[j].w;
-        out.pixel.push_back(e[k].pixel);
-        out.weight.push_back(static_cast<float>(sum));
-        ++out.row_start[e[k].bin + 1];
-        k = j;
+    out.pixel.reserve(e.size());
+    out.weight.reserve(e.size());
+    for (const Entry& x : e) {
+        out.pixel.push_back(x.pixel);
+        out.weight.push_back(x.w);
+        ++out.row_start[x.bin + 1];
     }
     std::partial_sum(out.row_start.begin(), out.row_start.end(), out.row_start.begin());
     return out;
@@ -115,63 +112,6 @@ IntegrationMatrix fold_mask(const IntegrationMatrix& m, ByteView mask) {
             if (m.fixed_point()) out.fixed_weight.push_back(m.fixed_weight[k]);
         }
         out.row_start[b + 1] = static_cast<std::uint32_t>(out.pixel.size());
-    }
-    return out;
-}
-
-IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& m, PixelType type, int weight_bits) {
-    if (weight_bits < 2 || weight_bits > 31)
-        throw Error(ErrorCode::bad_argument,
-                    "fixed-point weights take 2 to 31 bits, not " + std::to_string(weight_bits));
-    const std::uint64_t limit = detail::fixed_weight_sum_limit(type);
-    float top = 0;
-    for (float w : m.weight) {
-        if (!std::isfinite(w))
-            throw Error(ErrorCode::bad_matrix,
-                        "matrix weight is not finite: a fixed-point matrix needs finite weights");
-        top = std::max(top, std::fabs(w));
-    }
-    int exponent = 0;
-    std::frexp(top > 0 ? top : 1.0f, &exponent);  // top < 2^exponent
-    const int wanted_log2 = weight_bits - 1 - exponent;  // the scale that gives top weight_bits bits
-
-    // A bin's sum of |round(w s)| is at most s sum|w| + n/2: the largest power of two s keeping
-    // that within the limit for every bin is the first guess, checked on the integers below.
-    int scale_log2 = wanted_log2;
-    std::size_t heavy_bin = 0;
-    double heavy_sum = 0;
-    for (std::size_t b = 0; b < m.bins; ++b) {
-        double sum = 0;
-        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) sum += std::fabs(m.weight[k]);
-        if (sum > heavy_sum) heavy_bin = b, heavy_sum = sum;
-        if (sum == 0) continue;
-        const double room = (static_cast<double>(limit) - 0.5 * (m.row_start[b + 1] - m.row_start[b])) / sum;
-        // Below 2^-160 every float weight rounds to 0, which always fits.
-        const int fits = room > 0 ? std::ilogb(room) : -160;
-        scale_log2 = std::min(scale_log2, std::max(fits, -160));
-    }
-
-    IntegrationMatrix out = m;
-    out.fixed_weight.resize(m.weight.size());
-    bool exact = true;
-    for (;; --scale_log2) {
-        out.powder_scale = std::ldexp(1.0, scale_log2);
-        exact = true;
-        for (std::size_t k = 0; k < m.weight.size(); ++k) {
-            const double scaled = static_cast<double>(m.weight[k]) * out.powder_scale;  // exact: a power of two
-            out.fixed_weight[k] = static_cast<std::int32_t>(std::llround(scaled));
-            exact = exact && out.fixed_weight[k] == scaled;
-        }
-        if (detail::heaviest_fixed_bin(out).weight_sum <= limit) break;
-    }
-    const int kept_bits = weight_bits - (wanted_log2 - scale_log2);
-    if (!exact && kept_bits < std::min(weight_bits, kMinFixedPointBits)) {
-        std::ostringstream why;
-        why << "acc i64 with " << pixel_type_name(type) << " pixels: bin " << heavy_bin << "'s weights (|w| summing to "
-            << heavy_sum << ", the largest |w| " << top << ") need a fixed-point scale of 2^" << scale_log2
-            << " to keep every int64 sum exact, which leaves the largest weight " << kept_bits
-            << " bits, fewer than the " << std::min(weight_bits, kMinFixedPointBits) << " needed; use acc f64";
-        throw Error(ErrorCode::bad_matrix, why.str());
     }
     return out;
 }

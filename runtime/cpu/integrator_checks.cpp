@@ -1,6 +1,5 @@
 #include "integrator_checks.hpp"
 
-#include <cstdlib>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -32,6 +31,13 @@ void check_matrix_form(const IntegrationMatrix& m) {
 
 }  // namespace
 
+bool has_fixed_point_sums(PixelType type) {
+    return visit_pixel_type(type, [](auto zero) {
+        using T = decltype(zero);
+        return std::is_integral<T>::value && sizeof(T) <= 4;
+    });
+}
+
 std::uint64_t fixed_weight_sum_limit(PixelType type) {
     return visit_pixel_type(type, [&](auto zero) -> std::uint64_t {
         using T = decltype(zero);
@@ -53,10 +59,13 @@ std::uint64_t fixed_weight_sum_limit(PixelType type) {
 HeaviestBin heaviest_fixed_bin(const IntegrationMatrix& m) {
     HeaviestBin heaviest;
     for (std::size_t b = 0; b < m.bins; ++b) {
-        // At most 2^32 weights of at most 2^31 each: the sum fits in 64 bits.
+        // Up to 2^32 weights of up to 2^63 each can pass 64 bits: the sum saturates.
         std::uint64_t sum = 0;
-        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k)
-            sum += static_cast<std::uint64_t>(std::llabs(m.fixed_weight[k]));
+        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
+            const std::int64_t w = m.fixed_weight[k];
+            const std::uint64_t size = w < 0 ? 0 - static_cast<std::uint64_t>(w) : static_cast<std::uint64_t>(w);
+            sum = size > UINT64_MAX - sum ? UINT64_MAX : sum + size;
+        }
         if (sum > heaviest.weight_sum) heaviest = {b, sum};
     }
     return heaviest;

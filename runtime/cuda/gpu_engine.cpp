@@ -9,6 +9,7 @@
 #include "bslz4/error.hpp"
 #include "device_array_state.hpp"
 #include "device_cut.hpp"
+#include "fixed_point.hpp"
 #include "integrator_checks.hpp"
 #include "kernel_image.hpp"
 
@@ -121,10 +122,14 @@ void GpuEngine::set_top_pixels(const bslz4::detail::TopPixelsRule& rule) {
 void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
     bslz4::detail::check_integrator(m, format_.ni, format_.nj, format_.type, a);
     ScopedContext scope(ctx_);
-    powder_spec_.matrix = shared_matrix(ctx_.ordinal(), fold_mask(m, mask_host_));
+    // The same choice of sums as the CPU's, so the powders agree (bit for bit where int64).
+    const IntegrationMatrix summed = bslz4::detail::summed_matrix(fold_mask(m, mask_host_), format_.type, a);
+    powder_spec_.matrix = shared_matrix(ctx_.ordinal(), summed);
     powder_spec_.acc = a;
     powder_spec_.bins = m.bins;
     powder_spec_.scale = m.fixed_point() ? m.powder_scale : 1;
+    powder_spec_.fixed_sums = summed.fixed_point();
+    powder_spec_.sum_to_f64 = summed.fixed_point() && a == Accumulator::f64 ? 1 / summed.powder_scale : 1;
     kernels_.add_matrix(module_);
     const std::size_t bytes = std::size_t{sizes_.group} * powder_spec_.row_bytes();
     const std::size_t passes = (sizes_.batch + abi::kFramesPerPass - 1) / abi::kFramesPerPass;

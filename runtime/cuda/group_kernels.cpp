@@ -72,7 +72,9 @@ abi::TopPixels GroupKernels::top_pixels_for(double cut) const {
 void GroupKernels::add_matrix(const Module& module) {
     const std::string tn = pixel_type_name(format_.type);
     interleave_ = kernel(module, "bslz4_interleave_" + tn);
-    integrate_ = kernel(module, "bslz4_integrate_" + tn + "_" + accumulator_name(powders_.acc));
+    // f64 of fixed-point sums has kernels of its own (int64 sums, each rounded once to double).
+    const bool f64_of_fixed = powders_.fixed_sums && powders_.acc == Accumulator::f64;
+    integrate_ = kernel(module, "bslz4_integrate_" + tn + "_" + accumulator_name(powders_.acc) + (f64_of_fixed ? "_fixed" : ""));
 }
 
 void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, const abi::Cut& c, bool gpu_unblock,
@@ -143,7 +145,7 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
             launch(integrate_, "bslz4_integrate", {static_cast<unsigned>(powders_.bins), 1, 128, 0}, st,
                    s.interleaved.as<const void>(), std::uint64_t{npix}, nb, m.row_start.as<const std::uint32_t>(),
                    m.pixel.as<const std::uint32_t>(), m.weight.as<const void>(), static_cast<std::uint32_t>(powders_.bins),
-                   s.powder.as<std::uint8_t>() + std::size_t{b0} * powders_.row_bytes());
+                   s.powder.as<std::uint8_t>() + std::size_t{b0} * powders_.row_bytes(), powders_.sum_to_f64);
         }
         if (!outputs.lists) continue;
         launch(scan_, "bslz4_scan_tiles", {nb, 1, abi::kScanThreads, 0}, st, s.tile_count.as<const std::uint32_t>(),

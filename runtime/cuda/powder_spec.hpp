@@ -10,10 +10,14 @@
 namespace bslz4::cuda::detail {
 
 struct PowderSpec {
-    std::shared_ptr<const DeviceMatrix> matrix;
+    std::shared_ptr<const DeviceMatrix> matrix;  // summed_matrix's choice (fixed_point.hpp)
     Accumulator acc = Accumulator::f64;
     std::size_t bins = 0;
     double scale = 1;  // a fixed-point matrix's powders are sums / scale
+    // Whether the matrix has fixed-point weights, summed in int64: acc i64, and acc f64 where
+    // those sums are exact (each bin's then written as sum x sum_to_f64, 1 / its scale).
+    bool fixed_sums = false;
+    double sum_to_f64 = 1;
 
     std::size_t row_bytes() const { return bins * accumulator_size(acc); }
 };

@@ -58,7 +58,7 @@ std::shared_ptr<const DeviceMask> shared_mask(int device, ByteView mask) {
 std::shared_ptr<const DeviceMatrix> shared_matrix(int device, const IntegrationMatrix& folded) {
     std::uint64_t h = fnv1a(kFnvSeed, folded.row_start.data(), folded.row_start.size() * 4);
     h = fnv1a(h, folded.pixel.data(), folded.pixel.size() * 4);
-    h = folded.fixed_point() ? fnv1a(h, folded.fixed_weight.data(), folded.fixed_weight.size() * 4)
+    h = folded.fixed_point() ? fnv1a(h, folded.fixed_weight.data(), folded.fixed_weight.size() * 8)
                              : fnv1a(h, folded.weight.data(), folded.weight.size() * 4);
     const Key key{device, folded.fixed_point() ? 2 : 1, h, folded.nnz()};
     return find_or_make<DeviceMatrix>(key, [&] {
@@ -68,7 +68,7 @@ std::shared_ptr<const DeviceMatrix> shared_matrix(int device, const IntegrationM
         upload(m->row_start, folded.row_start.data(), folded.row_start.size() * 4, "matrix row starts");
         upload(m->pixel, folded.pixel.data(), folded.pixel.size() * 4, "matrix pixels");
         if (folded.fixed_point())
-            upload(m->weight, folded.fixed_weight.data(), folded.fixed_weight.size() * 4, "matrix weights");
+            upload(m->weight, folded.fixed_weight.data(), folded.fixed_weight.size() * 8, "matrix weights");
         else
             upload(m->weight, folded.weight.data(), folded.weight.size() * 4, "matrix weights");
         return m;

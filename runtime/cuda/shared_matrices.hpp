@@ -20,7 +20,7 @@ struct DeviceMask {
 
 struct DeviceMatrix {
     PrimaryContext ctx;
-    DeviceBuffer row_start, pixel, weight;  // weight: float, or int32 for a fixed-point matrix
+    DeviceBuffer row_start, pixel, weight;  // weight: float, or int64 for a fixed-point matrix
     std::size_t bins = 0, nnz = 0;
     explicit DeviceMatrix(int device) : ctx(device) {}
 };

@@ -268,7 +268,8 @@ typedef struct bslz4_matrix_input {
     size_t indptr_size;
 } bslz4_matrix_input;
 
-/* The canonical form, lent by the matrix: CSR by bin, pixels ascending within a bin.
+/* The canonical form, lent by the matrix: CSR by bin, pixels non-decreasing within a bin (a
+ * duplicate (bin, pixel) entry is kept as a term of its own, as scipy sums it).
  * fixed_weight is NULL unless powder_scale != 0 (a fixed-point matrix). */
 typedef struct bslz4_matrix_view {
     size_t bins;
@@ -277,7 +278,7 @@ typedef struct bslz4_matrix_view {
     const uint32_t* row_start;  /* bins + 1 */
     const uint32_t* pixel;
     const float* weight;
-    const int32_t* fixed_weight;
+    const int64_t* fixed_weight;
     double powder_scale;
 } bslz4_matrix_view;
 
@@ -286,8 +287,9 @@ BSLZ4_API int bslz4_matrix_normalise(const bslz4_matrix_input* input, bslz4_matr
 /* A new matrix without the weights of pixels whose mask byte is 0 (nonzero = use). */
 BSLZ4_API int bslz4_matrix_fold_mask(const bslz4_matrix* matrix, const uint8_t* mask, size_t mask_bytes,
                                      bslz4_matrix** folded);
-/* A new fixed-point matrix for BSLZ4_ACC_I64 with pixels of pixel_type; weight_bits 2..31 (24:
- * the C++ default). See bslz4::fixed_point_matrix for what is exact and what is refused. */
+/* A new fixed-point matrix for BSLZ4_ACC_I64 with pixels of pixel_type; weight_bits 2..63 (63,
+ * the C++ default: the widest scale the int64 sums allow). See bslz4::fixed_point_matrix for
+ * what is exact and what is refused. */
 BSLZ4_API int bslz4_matrix_fixed_point(const bslz4_matrix* matrix, int pixel_type, int weight_bits,
                                        bslz4_matrix** fixed);
 BSLZ4_API int bslz4_matrix_view_of(const bslz4_matrix* matrix, bslz4_matrix_view* view);

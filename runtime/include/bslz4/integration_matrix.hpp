@@ -1,7 +1,9 @@
 // Azimuthal-integration matrices (bins x pixels), as pyFAI and scipy give them, turned into the
-// one canonical form the CPU and GPU integrators share: CSR by bin, pixel indices ascending,
-// duplicates merged. Masked pixels are folded out once; a fixed-point copy makes integer sums
-// exact (fixed_point_matrix says in what sense), so the CPU and GPU give the same int64 powders.
+// one canonical form the CPU and GPU integrators share: CSR by bin, pixel indices non-decreasing,
+// a duplicate (bin, pixel) entry kept as a term of its own, as scipy's csc @ frame sums it (merged
+// into one float32 weight, the pair would be rounded: up to 2e-8 relative in a bin). Masked
+// pixels are folded out once; a fixed-point copy makes integer sums exact (fixed_point_matrix
+// says in what sense), so the CPU and GPU give the same int64 powders.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -31,17 +33,18 @@ struct MatrixInput {
 struct IntegrationMatrix {
     std::size_t bins = 0, pixels = 0;
     std::vector<std::uint32_t> row_start;   // bins + 1
-    std::vector<std::uint32_t> pixel;       // ascending within a bin
+    std::vector<std::uint32_t> pixel;       // non-decreasing within a bin (duplicates kept)
     std::vector<float> weight;
     // A fixed-point matrix (fixed_point_matrix): integer weights, weight ~ fixed_weight / powder_scale.
-    std::vector<std::int32_t> fixed_weight;
+    std::vector<std::int64_t> fixed_weight;
     double powder_scale = 0;
     bool fixed_point() const { return powder_scale != 0; }
     std::size_t nnz() const { return pixel.size(); }
 };
 
 // Checks the input (lengths agree, indptr starts at 0, never decreases and ends at the number
-// of weights, every index in range) and returns the canonical form. Throws Error naming the fault.
+// of weights, every index in range) and returns the canonical form: the entries sorted by bin,
+// then pixel, those of one (bin, pixel) in the order given. Throws Error naming the fault.
 IntegrationMatrix normalise_matrix(const MatrixInput& input);
 
 // Drops the weights of pixels whose mask byte is 0 (mask: nonzero = use this pixel).
@@ -49,21 +52,25 @@ IntegrationMatrix fold_mask(const IntegrationMatrix& matrix, ByteView mask);
 
 // The fewest bits fixed_point_matrix lets the largest weight keep (see below).
 constexpr int kMinFixedPointBits = 16;
+// fixed_point_matrix's default weight_bits: no bound on the weights but the int64 sums'.
+constexpr int kWidestFixedPoint = 63;
 
 // A fixed-point copy for acc i64 with pixels of `pixel_type`: integer weights
 // round(weight * powder_scale), powder_scale a power of two, float powder = powder / powder_scale.
-// "Exact" means: the int64 powder is the exact integer sum of pixel x fixed weight, the same on
-// CPU and GPU whatever the summation order; the fixed weights themselves are the float weights
-// rounded to at most `weight_bits` bits (2 to 31, the sign included): the largest |weight| times
-// powder_scale is below 2^(weight_bits - 1), so every weight is within (largest |weight|) /
-// 2^(bits - 1) of its float.
-// The scale is also small enough that no bin can overflow int64 with every pixel at its type's
-// extreme: the heaviest bin's sum of |fixed weights| times 2^32 - 1 (u32), 2^31 (i32), 2^15
-// (i16), ... stays within int64. For u32 pixels that costs one bit for each doubling of
-// (heaviest bin's sum of |weights|) / (largest |weight|) past about 2^8; for u16 past 2^24.
-// When fewer than min(weight_bits, kMinFixedPointBits) bits would be left and the weights are
-// not exact at that scale, it throws Error saying how many bits would be kept (use acc f64).
-// Float pixels and 64-bit integers (one pixel alone can pass int64) are refused.
-IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& matrix, PixelType pixel_type, int weight_bits = 24);
+// The scale is the widest the int64 sums allow: the largest power of two at which the heaviest
+// bin's sum of |fixed weights| times the type's largest |pixel| (2^32 - 1 for u32, 2^31 for i32,
+// 2^16 - 1 for u16, 2^15 for i16, ...) stays within INT64_MAX. So no bin can overflow whatever
+// the pixels, the int64 powder is the exact integer sum of pixel x fixed weight, the same on CPU
+// and GPU in any order, and each fixed weight is its float weight within 0.5 / powder_scale
+// (exactly it where weight x powder_scale is an integer: unit weights, for one). For u16 pixels
+// that is about 2^47 / (the heaviest bin's sum of |weights|), for u32 about 2^31 / that sum: at
+// least as wide as bslz4-to-sparse's fixed_point_matrix for every pixel type.
+// weight_bits (2 to 63, the sign included) narrows it where asked: the largest |weight| times
+// powder_scale stays below 2^(weight_bits - 1).
+// When the largest weight would keep fewer than min(weight_bits, kMinFixedPointBits) bits and
+// the weights are not exact at that scale, it throws Error saying how many bits would be kept
+// (use acc f64). Float pixels and 64-bit integers (one pixel alone can pass int64) are refused.
+IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& matrix, PixelType pixel_type,
+                                     int weight_bits = kWidestFixedPoint);
 
 }  // namespace bslz4

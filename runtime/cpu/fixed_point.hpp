@@ -1,0 +1,20 @@
+// What an integrator sums (the CPU's and the GPU's alike, so their powders agree): the float
+// weights, or a fixed-point copy whose int64 sums are exact.
+#pragma once
+#include "bslz4/integration_matrix.hpp"
+#include "bslz4/pixel_type.hpp"
+#include "bslz4/powder.hpp"
+
+namespace bslz4::detail {
+
+// The matrix to sum for a mask-folded, checked `folded` and accumulator `acc`:
+// - acc i64: `folded` itself, a fixed_point_matrix (int64 powders).
+// - acc f64 with integer pixels of up to 32 bits, where every weight is exact at the widest
+//   fixed-point scale (unit weights, halves, ...): that fixed-point copy. Its int64 sum is then
+//   the exact sum of the float64 products, and the powder that sum / powder_scale rounded once,
+//   where float64 sums round every add once they pass 2^53 (u32 pixels in a bin of 2^21).
+// - otherwise `folded`, summed in the accumulator's type (float64 products of the float32
+//   weights, each duplicate entry a term of its own, as scipy's csc @ frame).
+IntegrationMatrix summed_matrix(const IntegrationMatrix& folded, PixelType type, Accumulator acc);
+
+}  // namespace bslz4::detail

@@ -1,0 +1,151 @@
+// Fixed-point matrices: fixed_point_matrix (acc i64) and the exact-sum form acc f64 takes where
+// the weights allow it (fixed_point.hpp), both at the widest power-of-two scale the int64 sums
+// allow for the pixel type.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "bslz4/error.hpp"
+#include "fixed_point.hpp"
+#include "integrator_checks.hpp"
+
+namespace bslz4 {
+
+namespace {
+
+// Below 2^-160 every float weight (the least is 2^-149) rounds to 0, which always fits.
+constexpr int kLeastScaleLog2 = -160;
+
+// The largest |weight| (0 for none), or NaN when a weight is not finite.
+float largest_weight(const IntegrationMatrix& m) {
+    float top = 0;
+    for (float w : m.weight) {
+        if (!std::isfinite(w)) return std::numeric_limits<float>::quiet_NaN();
+        top = std::max(top, std::fabs(w));
+    }
+    return top;
+}
+
+// e with top < 2^e (a top of 0 taken as 1).
+int exponent_above(float top) {
+    int e = 0;
+    std::frexp(top > 0 ? top : 1.0f, &e);
+    return e;
+}
+
+// w x 2^scale_log2, exact in double (a power of two; the scales tried keep it within int64).
+double scaled(float w, int scale_log2) { return std::ldexp(static_cast<double>(w), scale_log2); }
+
+std::uint64_t magnitude(std::int64_t v) { return v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v); }
+
+// The widest scale the float sums could allow, capped at 2^cap_log2: a bin's sum of
+// |round(w s)| is at most s sum|w| + n/2, so s = 2^ilogb((limit - n/2) / sum|w|) fits every
+// bin; one step above is returned, as rounding can leave room there (the integers decide).
+int scale_above_log2(const IntegrationMatrix& m, std::uint64_t limit, int cap_log2) {
+    int guess = cap_log2;
+    for (std::size_t b = 0; b < m.bins; ++b) {
+        double sum = 0;
+        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) sum += std::fabs(m.weight[k]);
+        if (sum == 0) continue;
+        const double room = (static_cast<double>(limit) - 0.5 * (m.row_start[b + 1] - m.row_start[b])) / sum;
+        guess = std::min(guess, room > 0 ? std::max(std::ilogb(room), kLeastScaleLog2) : kLeastScaleLog2);
+    }
+    return std::min(guess + 1, cap_log2);
+}
+
+// Whether every bin's sum of |fixed weights| at 2^scale_log2 stays within limit. At most one
+// step above scale_above_log2's guess, a weight is at most 2 limit: no sum passes 64 bits.
+bool sums_fit(const IntegrationMatrix& m, int scale_log2, std::uint64_t limit) {
+    for (std::size_t b = 0; b < m.bins; ++b) {
+        std::uint64_t sum = 0;
+        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
+            sum += magnitude(std::llround(scaled(m.weight[k], scale_log2)));
+            if (sum > limit) return false;
+        }
+    }
+    return true;
+}
+
+// The widest scale (log2) at most 2^cap_log2 at which no bin's int64 sum can overflow.
+int widest_scale_log2(const IntegrationMatrix& m, std::uint64_t limit, int cap_log2) {
+    int k = scale_above_log2(m, limit, cap_log2);
+    while (k > kLeastScaleLog2 && !sums_fit(m, k, limit)) --k;
+    return k;
+}
+
+// Whether every weight times 2^scale_log2 is an integer (then so it is at any wider scale).
+bool exact_at(const IntegrationMatrix& m, int scale_log2) {
+    for (float w : m.weight) {
+        const double x = scaled(w, scale_log2);
+        if (x != std::floor(x)) return false;
+    }
+    return true;
+}
+
+IntegrationMatrix at_scale(const IntegrationMatrix& m, int scale_log2) {
+    IntegrationMatrix out = m;
+    out.powder_scale = std::ldexp(1.0, scale_log2);
+    out.fixed_weight.resize(m.weight.size());
+    for (std::size_t k = 0; k < m.weight.size(); ++k) out.fixed_weight[k] = std::llround(scaled(m.weight[k], scale_log2));
+    return out;
+}
+
+// For the refusal's message: the bin with the largest sum of |float weights|.
+std::pair<std::size_t, double> heaviest_float_bin(const IntegrationMatrix& m) {
+    std::pair<std::size_t, double> heavy{0, 0.0};
+    for (std::size_t b = 0; b < m.bins; ++b) {
+        double sum = 0;
+        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) sum += std::fabs(m.weight[k]);
+        if (sum > heavy.second) heavy = {b, sum};
+    }
+    return heavy;
+}
+
+}  // namespace
+
+IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& m, PixelType type, int weight_bits) {
+    if (weight_bits < 2 || weight_bits > kWidestFixedPoint)
+        throw Error(ErrorCode::bad_argument, "fixed-point weights take 2 to " + std::to_string(kWidestFixedPoint) +
+                                                 " bits, not " + std::to_string(weight_bits));
+    const std::uint64_t limit = detail::fixed_weight_sum_limit(type);
+    const float top = largest_weight(m);
+    if (std::isnan(top))
+        throw Error(ErrorCode::bad_matrix, "matrix weight is not finite: a fixed-point matrix needs finite weights");
+    const int exponent = exponent_above(top);
+    // The cap keeps top x scale below 2^(weight_bits - 1).
+    const int scale_log2 = widest_scale_log2(m, limit, weight_bits - 1 - exponent);
+    const int kept_bits = scale_log2 + exponent + 1;  // the largest weight's, the sign included
+    const int needed = std::min(weight_bits, kMinFixedPointBits);
+    if (kept_bits < needed && !exact_at(m, scale_log2)) {
+        const auto heavy = heaviest_float_bin(m);
+        std::ostringstream why;
+        why << "acc i64 with " << pixel_type_name(type) << " pixels: bin " << heavy.first << "'s weights (|w| summing to "
+            << heavy.second << ", the largest |w| " << top << ") need a fixed-point scale of 2^" << scale_log2
+            << " to keep every int64 sum exact, which leaves the largest weight " << kept_bits << " bits, fewer than the "
+            << needed << " needed; use acc f64";
+        throw Error(ErrorCode::bad_matrix, why.str());
+    }
+    return at_scale(m, scale_log2);
+}
+
+namespace detail {
+
+IntegrationMatrix summed_matrix(const IntegrationMatrix& folded, PixelType type, Accumulator acc) {
+    if (acc != Accumulator::f64 || !has_fixed_point_sums(type)) return folded;
+    const float top = largest_weight(folded);
+    if (std::isnan(top)) return folded;  // NaN and infinities propagate through float sums
+    const std::uint64_t limit = fixed_weight_sum_limit(type);
+    const int cap_log2 = kWidestFixedPoint - 1 - exponent_above(top);
+    // Exactness only grows with the scale: not exact at the widest candidate, not exact at all.
+    if (!exact_at(folded, scale_above_log2(folded, limit, cap_log2))) return folded;
+    const int scale_log2 = widest_scale_log2(folded, limit, cap_log2);
+    if (!exact_at(folded, scale_log2)) return folded;
+    return at_scale(folded, scale_log2);
+}
+
+}  // namespace detail
+
+}  // namespace bslz4
