@@ -18,9 +18,12 @@ class chunk2sparse(FromFrames, SparseCalls):
     see set_top_pixels. threads: frames decoded at once (None: every CPU the process may use).
 
     A pixel is listed when its mask is nonzero and its value is above the cut, compared exactly
-    (NaN never). c(chunk, cut) -> npixels, (values, indices); c.multi(chunks, cut); after a
+    (NaN never); a cut below 0 (floored first for integer pixels) is refused at the call, as the
+    seed's CPU classes refuse it. c(chunk, cut) -> npixels, (values, indices); c.multi(chunks, cut); after a
     call, last_cut[f] is the cut frame f ended up with (the call's unless howmany raised it)
     and last_nabove[f] its count above that cut before the list was cut to howmany."""
+
+    refuses_negative_cut = True  # as the seed's CPU classes (a ValueError reading its -100)
 
     def __init__(self, mask, dtype=np.uint16, codec=None, pipeline=None, howmany=None, thresholds=None, *,
                  threads=None):
@@ -42,6 +45,8 @@ class chunk2sparseCSC(FromFrames, SparseCalls):
     by powder_scale). acc: 'f64' (default: float64 sums, as pyFAI), 'f32', or 'i64' with a
     fixed_point_matrix. howmany and thresholds limit the listed pixels only: the powder always
     integrates the whole frame. c(chunk, cut) -> npixels, (values, indices), powder."""
+
+    refuses_negative_cut = True  # as the seed's CPU classes (a ValueError reading its -100)
 
     def __init__(self, mask, csc, dtype=np.uint16, codec=None, pipeline=None, howmany=None, thresholds=None, *,
                  acc=None, threads=None):

@@ -18,7 +18,7 @@ class FromFrames:
         if pixels.size == 0 or pixels.size % self.npix:
             raise ValueError("frames must hold whole frames of %d pixels" % self.npix)
         rows = list(pixels.reshape(-1, self.npix))
-        cut = _arguments.cut_value(cut)
+        cut = self._cut(cut)
         out = self._out.take(len(rows))
         self._run(self._engine.from_frames, len(rows), rows, cut, out)
         return self._returned(out)

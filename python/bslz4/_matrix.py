@@ -1,6 +1,7 @@
 """Integration matrices from scipy (csc_matrix, csr_matrix, or any format with tocsr) and pyFAI
 (its CSR and CSC integrator engines), handed to the C++ normalise_matrix as they are: one
-canonical form (CSR by bin, pixels ascending, duplicates merged), every fault a ValueError."""
+canonical form (CSR by bin, pixels non-decreasing, a duplicate entry kept as a term of its own, as
+scipy sums it), every fault a ValueError."""
 import numpy as np
 
 from . import _arguments
@@ -100,12 +101,12 @@ class FixedPointMatrix:
             raise ValueError("the matrix was made for %s pixels: its sums could overflow for %s" % (self.dtype, dtype))
 
 
-def fixed_point_matrix(csc, mask, dtype, maxval=None, wbits=24):
+def fixed_point_matrix(csc, mask, dtype, maxval=None, wbits=32):
     """A copy of csc (scipy or pyFAI, as chunk2sparseCSC takes) for exact integer powders: the
     mask folded in (nonzero = use), the weights rounded to integers of at most `wbits` bits (2
-    to 31, the sign included; the seed's wbits=32 is read as 31) times a power-of-two scale
-    chosen for the pixel dtype so that no bin's int64 sum can overflow whatever the pixels
-    hold. Give it to chunk2sparseCSC in place of the matrix: the powder is then int64, float
+    to 63, the sign included) times a power-of-two scale chosen for the pixel dtype so that no
+    bin's int64 sum can overflow whatever the pixels hold. The seed's default, wbits=32, is read
+    as 63: the widest scale the sums allow, at least the seed's for every pixel type. Give it to chunk2sparseCSC in place of the matrix: the powder is then int64, float
     powder = powder / .scale. maxval (the seed's promise about the data) is accepted and not
     used: the scale always allows the dtype's extremes. ValueError for float or 64-bit pixels
     and for a matrix that would keep too few bits (use acc 'f64')."""
@@ -113,7 +114,7 @@ def fixed_point_matrix(csc, mask, dtype, maxval=None, wbits=24):
     dt, type_name = _arguments.pixel_type(dtype)
     bits = int(wbits)
     if bits == 32:
-        bits = 31
+        bits = 63
     folded = _ext.fold_mask(normalised(csc, ni * nj), m)
     return FixedPointMatrix(_ext.fixed_point_matrix(folded, type_name, bits), (ni, nj), dt)
 

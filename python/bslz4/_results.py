@@ -5,6 +5,8 @@ The arrays are this object's own, grown when a call has more frames than any bef
 otherwise (so, as in the seed, the next call overwrites what a call returned: copy what you
 keep). The C++ classes list straight into them (bslz4::ListRows); a call that fails part way
 may have overwritten some rows while npixels still holds the last good call's counts."""
+import math
+
 import numpy as np
 
 from . import _arguments, _seed_errors
@@ -118,6 +120,19 @@ class SparseCalls:
         self._engine.set_top_pixels(howmany, thresholds)
         self.howmany, self.thresholds = howmany, thresholds
 
+    # The seed's CPU classes refuse a cut below 0 (after flooring it for integer pixels: -0.5 is
+    # refused, -0.0 is not) at each call; its GPU classes take it. Set per class.
+    refuses_negative_cut = False
+
+    def _cut(self, cut):
+        value = _arguments.cut_value(cut)
+        if self.refuses_negative_cut:
+            compared = math.floor(value) if np.issubdtype(self.dtype, np.integer) and math.isfinite(value) else value
+            if compared < 0:
+                raise _seed_errors.value_error(-100, "The cut %r is below 0; the seed's CPU classes refuse it (its GPU "
+                                               "classes and bslz4's C++ classes compare it as given)" % (value,), batch=False)
+        return value
+
     def multi(self, chunks, cut):
         """Decode a batch of chunks (one frame each): npixels[nframes], (values, indices) of
         shape (nframes, ni*nj) (and the powders (nframes, bins) with a matrix). Row f holds frame
@@ -127,7 +142,7 @@ class SparseCalls:
             chunks = list(chunks)
         if len(chunks) == 0:
             raise no_chunks()
-        cut = _arguments.cut_value(cut)
+        cut = self._cut(cut)
         engine = self._engine_for(chunks[0])
         out = self._out.take(len(chunks))
         self._run(engine.multi, len(chunks), chunks, cut, out)
@@ -137,7 +152,7 @@ class SparseCalls:
         """As multi, for the chunks at byte offsets[i] (lengths[i] bytes) inside the one buffer
         base (a file read into memory, an mmap)."""
         offsets, lengths = buffer_ranges(base, offsets, lengths)
-        cut = _arguments.cut_value(cut)
+        cut = self._cut(cut)
         if self._codec_pending:
             o = int(offsets[0])
             self._engine_for(memoryview(base).cast("B")[o:o + 20])

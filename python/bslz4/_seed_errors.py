@@ -8,6 +8,7 @@ import re
 # The seed's numbers and its descriptions of them, word for word: code written for the seed
 # matches on them ("corrupt", "truncated", "no chunks were given"), so they are an interface.
 DESCRIPTIONS = {
+    -100: "the cut must not be negative or NaN, and the top_pixels request must be well formed",
     -2: "a chunk failed to decompress (its compressed data is corrupt)",
     -99: "a chunk's decompressed size needs more pixels than the mask has",
     -105: "no chunks were given",

@@ -58,12 +58,20 @@ def test_bad_arguments_are_value_errors():
     assert e.value.code == "wrong_decoded_size" and e.value.frame == 0
 
 
-def test_negative_cuts_are_compared_exactly():
+def test_the_cpu_classes_refuse_a_cut_below_zero_as_the_seed_does_at_the_call():
     frame = np.array([-5, -2, 0, 3] * 150, np.int16)
     chunk = bslz4._bslz4.encode_chunk(frame.tobytes(), 2, "lz4")
-    c = bslz4.chunk2sparse(np.ones((20, 30), np.uint8), np.int16)
-    n, (values, indices) = c(chunk, -2.5)
-    assert n == 450 and set(values[:n]) == {-2, 0, 3}
+    c = bslz4.chunk2sparse(np.ones((20, 30), np.uint8), np.int16)  # made: the refusal is the call's
+    for cut in (-2.5, -0.5, -1, float("-inf")):  # integer pixels: floored first, so -0.5 is below 0
+        for call in (lambda: c(chunk, cut), lambda: c.multi([chunk], cut), lambda: c.from_frames(frame[None], cut)):
+            with pytest.raises(ValueError) as e:
+                call()
+            assert str(e.value).startswith("Error decoding chunk: -100: the cut must not be negative")
+            assert e.value.seed_code == -100
+    n, (values, indices) = c(chunk, -0.0)
+    assert n == 150 and set(values[:n]) == {3}
+    n, (values, indices) = c(chunk, 0)
+    assert n == 150
 
 
 def test_top_pixels_keep_the_first_howmany_above_the_chosen_threshold():

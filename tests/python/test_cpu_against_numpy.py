@@ -15,7 +15,8 @@ def test_lists_equal_numpy_for_every_type_and_codec(type_name, codec, tmp_path):
     chunks = hdf5plugin_chunks(frames, codec, tmp_path)
     mask = (np.random.default_rng(3).random((37, 61)) > 0.1).astype(np.uint8)
     c = bslz4.chunk2sparse(mask, dtype)
-    for cut in (0, 2, 7.5) + ((-3.5,) if np.dtype(dtype).kind in "if" else ()):
+    # (a cut below 0 is refused by the CPU classes, as the seed's: test_api; the C++ tests compare them)
+    for cut in (0, 2, 7.5, -0.0):
         npixels, (values, indices) = c.multi(chunks, cut)
         assert values.shape == (5, 37 * 61) and indices.shape == (5, 37 * 61)
         for f in range(5):

@@ -55,7 +55,7 @@ extern "C" {
 #define BSLZ4_VERSION_NUMBER (BSLZ4_VERSION_MAJOR * 10000 + BSLZ4_VERSION_MINOR * 100 + BSLZ4_VERSION_PATCH)
 /* The C ABI's version: the soname's N (libbslz4.so.N), raised only when a program built against
  * this header must be rebuilt. */
-#define BSLZ4_ABI_VERSION 1
+#define BSLZ4_ABI_VERSION 2
 
 /* Status values. 1 to 11 are bslz4::ErrorCode's (the C++ library's, same numbers); a batch
  * reports each bad frame with one of them. */
