@@ -267,6 +267,13 @@ std::string mask_warning(const SparseJob& job, const SparseSummary& s) {
                    "convention, or --no-mask";
 }
 
+// The file at `path` (when there is one) among those the job reads, as `role`.
+void note_file_at(std::vector<ScanInput::FileRead>& reads, const std::string& path, const char* role) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0)
+        reads.push_back({{path, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}, role});
+}
+
 // The job would write over a file it reads (the output names it, through a link, another path
 // or a hard link): refused before anything is written, naming both.
 void refuse_output_over_reads(const SparseJob& job, const std::vector<ScanInput::FileRead>& reads) {
@@ -465,16 +472,9 @@ std::string output_over_files_read(const SparseJob& job) {
     } catch (const Error&) {
         return "";  // the run itself says why the scan cannot be read
     }
-    const auto add = [&](const std::string& spec, const char* role) {
-        if (spec.empty()) return;
-        const std::string file = spec.substr(0, spec.rfind(':'));
-        struct stat f {};
-        if (stat(file.c_str(), &f) == 0)
-            reads.push_back({{file, static_cast<std::uint64_t>(f.st_dev), static_cast<std::uint64_t>(f.st_ino)}, role});
-    };
-    add(job.mask_spec, "--mask file");
-    add(job.use_mask_spec, "--use-mask file");
-    if (!job.matrix_spec.empty()) add(parse_matrix_spec(job.matrix_spec).file + ":", "--matrix file");
+    if (!job.mask_spec.empty()) note_file_at(reads, job.mask_spec.substr(0, job.mask_spec.rfind(':')), "--mask file");
+    if (!job.use_mask_spec.empty()) note_file_at(reads, job.use_mask_spec.substr(0, job.use_mask_spec.rfind(':')), "--use-mask file");
+    if (!job.matrix_spec.empty()) note_file_at(reads, parse_matrix_spec(job.matrix_spec).file, "--matrix file");
     try {
         refuse_output_over_reads(job, reads);
     } catch (const Error& e) {
@@ -510,10 +510,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     IntegrationMatrix matrix;
     if (!job.matrix_spec.empty()) {
         matrix = read_matrix_file(job.matrix_spec, scan.ni * scan.nj);
-        const std::string matrix_file = parse_matrix_spec(job.matrix_spec).file;
-        struct stat st {};
-        if (stat(matrix_file.c_str(), &st) == 0)
-            reads.push_back({{matrix_file, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}, "--matrix file"});
+        note_file_at(reads, parse_matrix_spec(job.matrix_spec).file, "--matrix file");
         if (job.acc == Accumulator::i64) matrix = fixed_point_matrix(matrix, scan.type);
         info.bins = matrix.bins;
         info.acc = job.acc;
