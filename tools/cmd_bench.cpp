@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "bslz4/cpu_path.hpp"
 #include "bslz4/cpu_count.hpp"
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/chunk2sparse_csc.hpp"
@@ -298,7 +299,7 @@ ProfileFigures bench_profile(SyntheticProfile profile, const BenchSettings& set)
                 "made in %.1f s\n",
                 stack.describe().c_str(), stack.ni, stack.nj, set.distinct, stack.frame_bytes() / 1e6,
                 stack.compressed_bytes() / 1e6 / set.distinct, stack.compression_ratio(), since(t0));
-    std::printf("cut %g, mask: module gaps\n\n", set.cut);
+    std::printf("cut %g, mask: module gaps; CPU path %s\n\n", set.cut, describe_cpu_paths().c_str());
 
     t0 = Clock::now();
     Chunk2Sparse one(stack.mask, stack.ni, stack.nj, stack.type, {Codec::lz4, 1});

@@ -10,6 +10,7 @@
 #include "bslz4/decode.hpp"
 #include "bslz4/encode.hpp"
 #include "bslz4/pixel_type.hpp"
+#include "bslz4/cpu_path.hpp"
 #include "bslz4/synthetic_eiger.hpp"
 #include "chunk_buffers.hpp"
 #include "module_parts.hpp"
@@ -79,6 +80,9 @@ void bind_codec(py::module_& m) {
     m.def("synthetic_eiger_mask", [](std::size_t ni, std::size_t nj) { return as_bytes(synthetic_eiger_mask(ni, nj)); });
     m.attr("eiger4m_shape") = py::make_tuple(kEiger4mRows, kEiger4mCols);
     m.def("usable_cpu_count", &usable_cpu_count);
+    m.def("cpu_path", [] { return std::string(cpu_path_name(active_cpu_path())); },
+          "The CPU decoder's instruction-set path a decoder made now uses: portable, avx2 or avx512 "
+          "(CPUID, or BSLZ4_CPU_PATH).");
 }
 
 }  // namespace bslz4::python

@@ -29,9 +29,12 @@ ChunkDecoder::ChunkDecoder(ByteView chunk, std::size_t elem_size, Codec codec, s
 }
 
 void ChunkDecoder::decode_block(std::size_t b, BlockScratch& scratch, std::uint8_t* dst) const {
-    const std::size_t es = layout_.header.elem_size;
-    const std::size_t n = layout_.block_elems(b);
-    const std::size_t bytes = n * es;
+    const std::uint8_t* planes = decode_planes(b, scratch);  // sizes scratch.rows: before its data()
+    bit_unshuffle(planes, dst, layout_.block_elems(b), layout_.header.elem_size, scratch.rows.data());
+}
+
+const std::uint8_t* ChunkDecoder::decode_planes(std::size_t b, BlockScratch& scratch) const {
+    const std::size_t bytes = layout_.block_elems(b) * layout_.header.elem_size;
     scratch.reserve(bytes);
     const std::uint64_t at = layout_.starts[b];
     const ByteView src(chunk_.data + at + kBlockHeaderBytes, load_be32(chunk_.data + at));
@@ -42,7 +45,7 @@ void ChunkDecoder::decode_block(std::size_t b, BlockScratch& scratch, std::uint8
                                   " (chunk offset " + std::to_string(at) + "): " + e.what() +
                                   wrong_codec_hint(codec_, src));
     }
-    bit_unshuffle(scratch.planes.data(), dst, n, es, scratch.rows.data());
+    return scratch.planes.data();
 }
 
 std::size_t ChunkDecoder::buffer_bytes() const {

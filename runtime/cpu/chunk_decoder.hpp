@@ -7,15 +7,17 @@
 
 #include "bslz4/chunk_header.hpp"
 #include "bslz4/codec.hpp"
+#include "plane_collect.hpp"
 
 namespace bslz4::detail {
 
-// Per-thread work space: the decompressed planes of one block and the unshuffle rows.
+// Per-thread work space: the decompressed planes of one block (with kPlaneSlack bytes after
+// them, which the plane collect may read) and the unshuffle rows.
 struct BlockScratch {
     std::vector<std::uint8_t> planes;
     std::vector<std::uint8_t> rows;
     void reserve(std::size_t block_bytes) {
-        if (planes.size() < block_bytes) planes.resize(block_bytes);
+        if (planes.size() < block_bytes + kPlaneSlack) planes.resize(block_bytes + kPlaneSlack);
         if (rows.size() < block_bytes) rows.resize(block_bytes);
     }
 };
@@ -31,6 +33,8 @@ public:
 
     // Decodes block b (layout().block_elems(b) elements) into dst. Errors name the block.
     void decode_block(std::size_t b, BlockScratch& scratch, std::uint8_t* dst) const;
+    // Decompresses block b into scratch.planes, left bit-shuffled; returns scratch.planes.data().
+    const std::uint8_t* decode_planes(std::size_t b, BlockScratch& scratch) const;
     // The raw last (n mod 8) elements, copied to dst.
     void copy_tail(std::uint8_t* dst) const;
 

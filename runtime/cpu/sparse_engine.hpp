@@ -1,7 +1,8 @@
 // The CPU decoding engine shared by Chunk2Sparse and Chunk2SparseCSC: a frame is decoded block
-// by block into a block-sized buffer that stays in L1, listed from there (the dense frame is
-// never written to memory), and each block is offered to an optional per-block consumer (the
-// integrator). Frames of a batch run on a thread pool, one frame per task.
+// by block into a block-sized buffer that stays in L1 (the dense frame is never written to
+// memory). Integer pixels with no per-block consumer are listed from the block's bit planes,
+// never unshuffled (plane_collect.hpp); otherwise each block is unshuffled, listed, and offered
+// to the consumer (the integrator). Frames of a batch run on a thread pool, one frame per task.
 #pragma once
 #include <algorithm>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bslz4/chunk2sparse.hpp"
@@ -16,6 +18,7 @@
 #include "argument_checks.hpp"
 #include "chunk_decoder.hpp"
 #include "host_buffer.hpp"
+#include "plane_collect.hpp"
 #include "sparsify.hpp"
 #include "thread_pool.hpp"
 #include "top_pixels.hpp"
@@ -54,6 +57,9 @@ public:
     std::size_t bpp;
     Chunk2SparseOptions options;
     std::vector<std::uint8_t> mask;
+    std::vector<std::uint64_t> mask_bits;  // the mask a bit an element, as PlaneBlock reads it
+    CpuPath cpu_path;
+    PlaneCollectFn collect_planes = nullptr;  // integer pixels
     ThreadPool pool;
     std::vector<WorkerSpace> workers;
     // Results of the last call (views handed out point here).
@@ -67,12 +73,48 @@ public:
     std::vector<std::size_t> last_nabove;
 
     SparseEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o)
-        : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o),
+        : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o), cpu_path(active_cpu_path()),
           pool(checked_thread_count(o.threads, "Chunk2SparseOptions::threads")),
           top(o.howmany, o.thresholds) {
         check_frame_mask(m, ni, nj);
         mask.assign(m.data, m.data + m.size);
+        mask_bits.assign(npix / 64 + 2, 0);
+        for (std::size_t e = 0; e < npix; ++e)
+            mask_bits[e / 64] |= std::uint64_t{mask[e] != 0} << (e % 64);
+        if (t != PixelType::f32 && t != PixelType::f64) collect_planes = plane_collector(bpp, cpu_path);
         workers.resize(pool.size());
+    }
+
+    // The cut as the bit planes compare it (PlaneCut): unsigned, sign bit flipped for signed T.
+    template <class T>
+    static PlaneCut plane_cut(const PixelThreshold<T>& th) {
+        using U = std::make_unsigned_t<T>;
+        PlaneCut cut;
+        if constexpr (std::is_signed<T>::value) cut.flip = std::uint64_t{1} << (8 * sizeof(T) - 1);
+        cut.t = static_cast<std::uint64_t>(static_cast<U>(th.t)) ^ cut.flip;
+        cut.all = th.mode == CutMode::all;
+        return cut;
+    }
+
+    // A chunk of integer pixels listed from its bit planes, block by block, then the raw tail.
+    template <class T>
+    std::size_t list_planes(const ChunkDecoder& decoder, WorkerSpace& ws, const PixelThreshold<T>& th, T* ov,
+                            std::uint32_t* oi) {
+        const PlaneCut cut = plane_cut(th);
+        const BlockLayout& layout = decoder.layout();
+        std::size_t count = 0;
+        for (std::size_t b = 0; b < layout.n_blocks(); ++b) {
+            const PlaneBlock block{decoder.decode_planes(b, ws.scratch), layout.block_elems(b), mask_bits.data(),
+                                   static_cast<std::uint32_t>(decoder.block_first(b))};
+            count += collect_planes(block, cut, ov + count, oi + count);
+        }
+        if (layout.tail_elems) {
+            const std::size_t first = decoder.n_elems() - layout.tail_elems;
+            decoder.copy_tail(ws.block.data());
+            count += list_above(reinterpret_cast<const T*>(ws.block.data()), mask.data() + first, layout.tail_elems,
+                                static_cast<std::uint32_t>(first), th, ov + count, oi + count);
+        }
+        return count;
     }
 
     // Lists one frame's chunk into out_v / out_i (room for npix each); returns the count.
@@ -88,6 +130,9 @@ public:
             using T = decltype(zero);
             const PixelThreshold<T> th(cut);
             T* ov = reinterpret_cast<T*>(out_v);
+            if constexpr (std::is_integral<T>::value && std::is_same<std::decay_t<EachBlock>, NoBlockWork>::value) {
+                if (th.mode != CutMode::none) return list_planes(decoder, ws, th, ov, out_i);
+            }
             std::size_t count = 0;
             decoder.for_each_block(ws.scratch, ws.block.data(), [&](std::size_t first, const std::uint8_t* px, std::size_t n) {
                 count += list_above(reinterpret_cast<const T*>(px), mask.data() + first, n,

@@ -5,6 +5,7 @@
 #include "bslz4/chunk2sparse_csc.hpp"
 #include "bslz4/chunk_header.hpp"
 #include "bslz4/codec.hpp"
+#include "bslz4/cpu_path.hpp"
 #include "bslz4/decode.hpp"
 #include "bslz4/encode.hpp"
 #include "bslz4/error.hpp"

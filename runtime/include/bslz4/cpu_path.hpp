@@ -1,0 +1,24 @@
+// Which instruction-set path the CPU decoder uses: chosen by CPUID when a decoder is made, or
+// forced with the environment variable BSLZ4_CPU_PATH (portable, avx2, avx512; auto or unset:
+// the best this CPU runs). Forcing a path this CPU lacks is an Error naming what it lacks.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace bslz4 {
+
+enum class CpuPath { portable, avx2, avx512 };
+
+const char* cpu_path_name(CpuPath path);
+
+// Every path this build has and this CPU runs, portable first.
+std::vector<CpuPath> usable_cpu_paths();
+
+// The path a decoder made now would use (reads BSLZ4_CPU_PATH; throws Error, code
+// bad_argument, for a value it does not know or a path this CPU cannot run).
+CpuPath active_cpu_path();
+
+// What the active path needs and what the CPU has, one line (for `bslz4 info`).
+std::string describe_cpu_paths();
+
+}  // namespace bslz4
