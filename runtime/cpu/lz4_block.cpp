@@ -192,7 +192,16 @@ bool decode_lz4_block(const std::uint8_t* ip, std::size_t n, std::uint8_t* const
             match += kMinMatch;
             if (match > static_cast<std::size_t>(oend - op) - kLastLiterals) return false;
         }
-        if (static_cast<std::size_t>(oend - op) - match >= kCopySlack)
+        // Long matches go to the C library, whose copies use the widest stores the CPU has: a
+        // run of one byte (offset 1 or 2 repeating one byte: the zero runs of bit planes) as a
+        // memset, a match that does not overlap itself (in bit planes mostly a plane repeating
+        // the one before, as detector gaps make the high planes) as a memcpy. Both write
+        // exactly the match.
+        if (match >= 64 && offset <= 2 && op[-1] == op[-static_cast<std::ptrdiff_t>(offset)])
+            std::memset(op, op[-1], match);
+        else if (match >= 64 && offset >= match)
+            std::memcpy(op, op - offset, match);
+        else if (static_cast<std::size_t>(oend - op) - match >= kCopySlack)
             copy_match(op, offset, match);
         else
             copy_match_near_end(op, offset, match, oend);

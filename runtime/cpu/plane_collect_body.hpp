@@ -132,7 +132,12 @@ std::size_t collect_planes(const PlaneBlock& block, const PlaneCut& cut, void* o
         // The words with a hit, as bits, walked in order: a test of each word would be a
         // branch the predictor misses at every scattered hit of a background.
         std::uint64_t hit_words[kStripeWords / 64] = {};
-        for (std::size_t w = 0; w < nw; ++w) hit_words[w / 64] |= std::uint64_t{gt[w] != 0} << (w % 64);
+        for (std::size_t q = 0; q * 64 < nw; ++q) {
+            std::uint64_t m = 0;  // in a register: an |= into the array would chain through memory
+            const std::size_t end = nw - q * 64 < 64 ? nw - q * 64 : 64;
+            for (std::size_t k = 0; k < end; ++k) m |= std::uint64_t{gt[q * 64 + k] != 0} << k;
+            hit_words[q] = m;
+        }
         if (!(hit_words[0] | hit_words[1])) continue;
         Expand<U> expand(planes);
         expand.prepare();

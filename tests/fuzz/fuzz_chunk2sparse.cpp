@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -188,15 +189,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const double cut = choose_cut((flags >> 3) & 3u, data + 4, type, valid ? &frame : nullptr);
     const Listed want = valid ? plain_threshold(type, frame, mask, cut) : Listed{};
 
-    Chunk2Sparse sparse(mask, ni, nj, type, {codec, 1});
-    try {
-        const SparseFrame f = sparse(chunk, cut);
-        if (!valid) fail(where + ": operator() accepted what is not a valid frame of this shape");
-        check_listed(where + ", operator()", f, want);
-    } catch (const Error& e) {
-        if (!valid) return 0;
-        fail(where + ": operator() refused a valid frame: " + e.what());
+    // operator() on every CPU path this machine runs (BSLZ4_CPU_PATH is read when a decoder is
+    // made), the last the best, which the calls after it use.
+    const std::vector<CpuPath> paths = usable_cpu_paths();
+    for (CpuPath path : paths) {
+        ::setenv("BSLZ4_CPU_PATH", cpu_path_name(path), 1);
+        Chunk2Sparse on_path(mask, ni, nj, type, {codec, 1});
+        const std::string at = where + ", " + cpu_path_name(path) + " path";
+        try {
+            const SparseFrame f = on_path(chunk, cut);
+            if (!valid) fail(at + ": operator() accepted what is not a valid frame of this shape");
+            check_listed(at + ", operator()", f, want);
+        } catch (const Error& e) {
+            if (valid) fail(at + ": operator() refused a valid frame: " + e.what());
+        }
     }
+    if (!valid) return 0;
+    Chunk2Sparse sparse(mask, ni, nj, type, {codec, 1});
     if (flags & 0x20) {
         const CooFrame c = sparse.coo(chunk, cut);
         if (c.npixels != want.indices.size()) fail(where + ": coo lists another number of pixels");
