@@ -181,8 +181,9 @@ def main():
     mask = mask_array()
     from importlib.metadata import version
 
-    print("bslz4 %s (CPU path %s) against bslz4_to_sparse %s; %d threads, median of %d rounds of %g s"
-          % (bslz4.__version__, _bslz4.cpu_path(), version("bslz4-to-sparse"), a.threads, a.rounds, a.seconds))
+    print("bslz4 %s (CPU path %s) against bslz4_to_sparse %s (%s); %d threads, median of %d rounds of %g s"
+          % (bslz4.__version__, _bslz4.cpu_path(), version("bslz4-to-sparse"), seed.__file__, a.threads, a.rounds,
+             a.seconds))
     print("%-11s %6s %8s | %8s %8s %8s | %8s %8s | %6s %6s" % ("profile", "ratio", "kept", "ours 1", "ours N",
                                                               "ours mN", "seed 1", "seed N", "x 1", "x N"))
     for name in a.profiles.split(","):
