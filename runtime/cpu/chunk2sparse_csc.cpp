@@ -21,7 +21,7 @@ class Integrator {
 public:
     Integrator(ByteView mask, std::size_t ni, std::size_t nj, PixelType type, const IntegrationMatrix& matrix,
                Accumulator acc, Chunk2SparseOptions options)
-        : engine(mask, ni, nj, type, options), acc(acc), bins(matrix.bins), scale(matrix.fixed_point() ? matrix.powder_scale : 1) {
+        : engine(mask, ni, nj, type, options, SparseEngine::Lists::unshuffled), acc(acc), bins(matrix.bins), scale(matrix.fixed_point() ? matrix.powder_scale : 1) {
         check_integrator(matrix, ni, nj, type, acc);
         // Pixel-major, with the mask folded in.
         const IntegrationMatrix m = summed_matrix(fold_mask(matrix, mask), type, acc);

@@ -37,6 +37,10 @@ struct LivePlanes {
     const std::uint8_t* row[8 * sizeof(U)];
     unsigned live[8 * sizeof(U)];
     unsigned n = 0;
+    // bits[k] = the 64 bits of plane live[k] at byte `offset` of the stripe.
+    void words_at(std::size_t offset, std::uint64_t* bits) const {
+        for (unsigned k = 0; k < n; ++k) bits[k] = load_word(row[k] + offset);
+    }
 };
 
 // The comparison (bits ^ flip) > t, most significant plane first, splits at the planes above
@@ -105,8 +109,8 @@ bool compare_planes(const PlaneBlock& block, std::size_t w0, std::size_t nw, con
 
 // The shared walk, a stripe at a time. The mask is applied to the planes before anything
 // else: detectors write their gaps and dead pixels at the type's maximum, which would leave
-// every plane of a block live. Expand<U>(live planes) is made and prepare()d for a stripe
-// with hits; its operator()(word, hits, first index, out_v, out_i) writes the hit pixels of
+// every plane of a block live. Expand<U>(live planes) is made for a stripe with hits; its
+// operator()(word, hits, first index, out_v, out_i) writes the hit pixels of
 // that word of the stripe, in order, and returns how many.
 template <class U, template <class> class Expand>
 std::size_t collect_planes(const PlaneBlock& block, const PlaneCut& cut, void* out_v_bytes, std::uint32_t* out_i) {
@@ -132,15 +136,16 @@ std::size_t collect_planes(const PlaneBlock& block, const PlaneCut& cut, void* o
         // The words with a hit, as bits, walked in order: a test of each word would be a
         // branch the predictor misses at every scattered hit of a background.
         std::uint64_t hit_words[kStripeWords / 64] = {};
+        std::uint64_t any_hit = 0;
         for (std::size_t q = 0; q * 64 < nw; ++q) {
             std::uint64_t m = 0;  // in a register: an |= into the array would chain through memory
             const std::size_t end = nw - q * 64 < 64 ? nw - q * 64 : 64;
             for (std::size_t k = 0; k < end; ++k) m |= std::uint64_t{gt[q * 64 + k] != 0} << k;
             hit_words[q] = m;
+            any_hit |= m;
         }
-        if (!(hit_words[0] | hit_words[1])) continue;
-        Expand<U> expand(planes);
-        expand.prepare();
+        if (!any_hit) continue;
+        const Expand<U> expand(planes);
         for (std::size_t q = 0; q < kStripeWords / 64; ++q)
             for (std::uint64_t m = hit_words[q]; m; m &= m - 1) {
                 const std::size_t w = q * 64 + static_cast<std::size_t>(__builtin_ctzll(m));
@@ -156,11 +161,10 @@ template <class U>
 struct ExpandEachHit {
     const LivePlanes<U>& planes;
     explicit ExpandEachHit(const LivePlanes<U>& p) : planes(p) {}
-    void prepare() {}
     std::size_t operator()(std::size_t offset, std::uint64_t hits, std::uint32_t first, U* out_v,
                            std::uint32_t* out_i) const {
         std::uint64_t bits[8 * sizeof(U)];
-        for (unsigned k = 0; k < planes.n; ++k) bits[k] = load_word(planes.row[k] + offset);
+        planes.words_at(offset, bits);
         std::size_t c = 0;
         for (; hits; hits &= hits - 1, ++c) {
             const unsigned i = static_cast<unsigned>(__builtin_ctzll(hits));

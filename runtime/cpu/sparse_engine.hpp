@@ -57,9 +57,8 @@ public:
     std::size_t bpp;
     Chunk2SparseOptions options;
     std::vector<std::uint8_t> mask;
-    std::vector<std::uint64_t> mask_bits;  // the mask a bit an element, as PlaneBlock reads it
-    CpuPath cpu_path;
-    PlaneCollectFn collect_planes = nullptr;  // integer pixels
+    std::vector<std::uint64_t> mask_bits;     // the mask a bit an element, as PlaneBlock reads it
+    PlaneCollectFn collect_planes = nullptr;  // integer pixels listed with no per-block consumer
     ThreadPool pool;
     std::vector<WorkerSpace> workers;
     // Results of the last call (views handed out point here).
@@ -72,16 +71,23 @@ public:
     std::vector<double> last_cut;
     std::vector<std::size_t> last_nabove;
 
-    SparseEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o)
-        : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o), cpu_path(active_cpu_path()),
+    // How the engine makes its lists: from the bit planes where it can (Chunk2Sparse), or
+    // always from unshuffled blocks (Chunk2SparseCSC, whose integrator sees every block).
+    enum class Lists { from_planes, unshuffled };
+
+    SparseEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o,
+                 Lists lists = Lists::from_planes)
+        : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o),
           pool(checked_thread_count(o.threads, "Chunk2SparseOptions::threads")),
           top(o.howmany, o.thresholds) {
         check_frame_mask(m, ni, nj);
         mask.assign(m.data, m.data + m.size);
-        mask_bits.assign(npix / 64 + 2, 0);
-        for (std::size_t e = 0; e < npix; ++e)
-            mask_bits[e / 64] |= std::uint64_t{mask[e] != 0} << (e % 64);
-        if (t != PixelType::f32 && t != PixelType::f64) collect_planes = plane_collector(bpp, cpu_path);
+        const CpuPath path = active_cpu_path();  // read here too, so a bad BSLZ4_CPU_PATH is refused alike
+        if (lists == Lists::from_planes && t != PixelType::f32 && t != PixelType::f64) {  // floats: unshuffled
+            collect_planes = plane_collector(bpp, path);
+            mask_bits.assign(npix / 64 + 2, 0);
+            for (std::size_t e = 0; e < npix; ++e) mask_bits[e / 64] |= std::uint64_t{mask[e] != 0} << (e % 64);
+        }
         workers.resize(pool.size());
     }
 
@@ -131,7 +137,7 @@ public:
             const PixelThreshold<T> th(cut);
             T* ov = reinterpret_cast<T*>(out_v);
             if constexpr (std::is_integral<T>::value && std::is_same<std::decay_t<EachBlock>, NoBlockWork>::value) {
-                if (th.mode != CutMode::none) return list_planes(decoder, ws, th, ov, out_i);
+                if (collect_planes && th.mode != CutMode::none) return list_planes(decoder, ws, th, ov, out_i);
             }
             std::size_t count = 0;
             decoder.for_each_block(ws.scratch, ws.block.data(), [&](std::size_t first, const std::uint8_t* px, std::size_t n) {

@@ -58,7 +58,6 @@ template <class U>
 struct ExpandAvx2 {
     const LivePlanes<U>& planes;
     explicit ExpandAvx2(const LivePlanes<U>& p) : planes(p) {}
-    void prepare() {}
     std::size_t operator()(std::size_t offset, std::uint64_t hits, std::uint32_t first, U* out_v,
                            std::uint32_t* out_i) const {
         if constexpr (sizeof(U) == 2 || sizeof(U) == 4) {
@@ -66,7 +65,7 @@ struct ExpandAvx2 {
             constexpr unsigned kLanes = 32 / sizeof(U);
             constexpr std::uint64_t kGroup = (std::uint64_t{1} << kLanes) - 1;
             std::uint64_t bits[8 * sizeof(U)];
-            for (unsigned k = 0; k < planes.n; ++k) bits[k] = load_word(planes.row[k] + offset);
+            planes.words_at(offset, bits);
             const __m256i lanes = lane_bits<U>();
             alignas(32) U values[kLanes];
             std::size_t c = 0;

@@ -39,9 +39,8 @@ struct ExpandAvx512 {
     static constexpr unsigned kPerReg = 64 / sizeof(U);
     static constexpr unsigned kRegs = 64 / kPerReg;
     const LivePlanes<U>& planes;
-    __m512i weight[8 * sizeof(U)];
-    explicit ExpandAvx512(const LivePlanes<U>& p) : planes(p) {}
-    void prepare() {
+    __m512i weight[sizeof(U) == 8 ? 1 : 8 * sizeof(U)];  // each live plane's bit, in every lane
+    explicit ExpandAvx512(const LivePlanes<U>& p) : planes(p) {
         for (unsigned k = 0; k < planes.n; ++k) {
             if constexpr (sizeof(U) == 1) weight[k] = _mm512_set1_epi8(static_cast<char>(1u << planes.live[k]));
             if constexpr (sizeof(U) == 2) weight[k] = _mm512_set1_epi16(static_cast<short>(1u << planes.live[k]));
