@@ -5,8 +5,6 @@
 // every plane live, blocks that do not end on a 64-pixel word, blocks of several stripes, and
 // frames of a single partial word.
 #include <catch2/catch.hpp>
-#include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -22,25 +20,9 @@ using namespace bslz4;
 
 namespace {
 
-// Sets BSLZ4_CPU_PATH for its lifetime (the variable is read whenever a decoder is made).
-class ForcedPath {
-public:
-    explicit ForcedPath(const char* value) {
-        if (const char* old = std::getenv("BSLZ4_CPU_PATH")) old_ = old, had_ = true;
-        ::setenv("BSLZ4_CPU_PATH", value, 1);
-    }
-    ~ForcedPath() {
-        if (had_)
-            ::setenv("BSLZ4_CPU_PATH", old_.c_str(), 1);
-        else
-            ::unsetenv("BSLZ4_CPU_PATH");
-    }
-    ForcedPath(const ForcedPath&) = delete;
-    ForcedPath& operator=(const ForcedPath&) = delete;
-
-private:
-    std::string old_;
-    bool had_ = false;
+// BSLZ4_CPU_PATH set for a scope: the variable is read whenever a decoder is made.
+struct ForcedPath : test::ScopedEnv {
+    explicit ForcedPath(const char* value) : test::ScopedEnv("BSLZ4_CPU_PATH", value) {}
 };
 
 enum class Shape { background, uniform, zeros, saturated_gaps };

@@ -228,30 +228,6 @@ private:
     bool locked_ = false;
 };
 
-// Sets an environment variable for a scope (unset: value null), restoring it after.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-        if (value)
-            setenv(name, value, 1);
-        else
-            unsetenv(name);
-    }
-    ~ScopedEnv() {
-        if (had_)
-            setenv(name_.c_str(), old_.c_str(), 1);
-        else
-            unsetenv(name_.c_str());
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-    std::string name_, old_;
-    bool had_ = false;
-};
-
 // The file address of the object header of `object` in `file`.
 haddr_t object_header_address(const std::string& file, const std::string& object) {
     const h5::Handle f = h5::open_file(file);
@@ -814,7 +790,7 @@ TEST_CASE("an input locked by its writer is an error naming HDF5_USE_FILE_LOCKIN
     const std::string scan = dir + "/scan.h5", out = dir + "/out.h5";
     write_safety_scan(scan);
     const std::string before = slurp(scan);
-    const ScopedEnv locking("HDF5_USE_FILE_LOCKING", nullptr);  // HDF5's default: it takes locks
+    const test::ScopedEnv locking("HDF5_USE_FILE_LOCKING", nullptr);  // HDF5's default: it takes locks
     {
         const LockHolder writer(scan);
         REQUIRE(writer.locked());

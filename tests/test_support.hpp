@@ -61,6 +61,30 @@ inline void put_be64(std::vector<std::uint8_t>& b, std::size_t at, std::uint64_t
     put_be32(b, at + 4, static_cast<std::uint32_t>(v));
 }
 
+// Sets an environment variable for a scope (unset: value null), restoring it after.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+        if (value)
+            ::setenv(name, value, 1);
+        else
+            ::unsetenv(name);
+    }
+    ~ScopedEnv() {
+        if (had_)
+            ::setenv(name_.c_str(), old_.c_str(), 1);
+        else
+            ::unsetenv(name_.c_str());
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    std::string name_, old_;
+    bool had_ = false;
+};
+
 inline std::string env_or(const char* name, const std::string& fallback) {
     const char* v = std::getenv(name);
     return v ? v : fallback;

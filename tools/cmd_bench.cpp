@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "bslz4/cpu_path.hpp"
 #include "bslz4/cpu_count.hpp"
+#include "bslz4/cpu_path.hpp"
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/chunk2sparse_csc.hpp"
 #include "bslz4/decode.hpp"

@@ -7,10 +7,10 @@
 
 #include "bslz4/codec.hpp"
 #include "bslz4/cpu_count.hpp"
+#include "bslz4/cpu_path.hpp"
 #include "bslz4/decode.hpp"
 #include "bslz4/encode.hpp"
 #include "bslz4/pixel_type.hpp"
-#include "bslz4/cpu_path.hpp"
 #include "bslz4/synthetic_eiger.hpp"
 #include "chunk_buffers.hpp"
 #include "module_parts.hpp"
