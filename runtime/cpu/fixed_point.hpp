@@ -10,7 +10,8 @@ namespace bslz4::detail {
 // The matrix to sum for a mask-folded, checked `folded` and accumulator `acc`:
 // - acc i64: `folded` itself, a fixed_point_matrix (int64 powders).
 // - acc f64 with integer pixels of up to 32 bits, where every weight is exact at the widest
-//   fixed-point scale (unit weights, halves, ...): that fixed-point copy. Its int64 sum is then
+//   fixed-point scale (unit weights, halves, ...): that fixed-point copy, at the least scale
+//   that keeps its weights integers (unit weights 1, halves 1 at 2^1). Its int64 sum is then
 //   the exact sum of the float64 products, and the powder that sum / powder_scale rounded once,
 //   where float64 sums round every add once they pass 2^53 (u32 pixels in a bin of 2^21).
 // - otherwise `folded`, summed in the accumulator's type (float64 products of the float32

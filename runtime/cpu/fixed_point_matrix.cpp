@@ -1,6 +1,6 @@
 // Fixed-point matrices: fixed_point_matrix (acc i64) and the exact-sum form acc f64 takes where
-// the weights allow it (fixed_point.hpp), both at the widest power-of-two scale the int64 sums
-// allow for the pixel type.
+// the weights allow it (fixed_point.hpp). acc i64's is at the widest power-of-two scale the
+// int64 sums allow for the pixel type; the exact form at the least one its weights allow.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -85,6 +85,25 @@ bool exact_at(const IntegrationMatrix& m, int scale_log2) {
     return true;
 }
 
+// The least scale (log2) at which every weight is an integer: w = M 2^(e - 24) with M the
+// 24-bit significand, an integer at 2^(24 - e - (M's trailing zero bits)).
+int least_exact_scale_log2(const IntegrationMatrix& m) {
+    int least = kLeastScaleLog2;
+    for (float w : m.weight) {
+        if (w == 0) continue;
+        int e = 0;
+        const double significand = std::frexp(static_cast<double>(w), &e);
+        auto bits = static_cast<std::uint32_t>(std::fabs(std::ldexp(significand, 24)));
+        int zeros = 0;
+        while ((bits & 1) == 0) {
+            bits >>= 1;
+            ++zeros;
+        }
+        least = std::max(least, 24 - e - zeros);
+    }
+    return least;
+}
+
 IntegrationMatrix at_scale(const IntegrationMatrix& m, int scale_log2) {
     IntegrationMatrix out = m;
     out.powder_scale = std::ldexp(1.0, scale_log2);
@@ -143,7 +162,11 @@ IntegrationMatrix summed_matrix(const IntegrationMatrix& folded, PixelType type,
     if (!exact_at(folded, scale_above_log2(folded, limit, cap_log2))) return folded;
     const int scale_log2 = widest_scale_log2(folded, limit, cap_log2);
     if (!exact_at(folded, scale_log2)) return folded;
-    return at_scale(folded, scale_log2);
+    // Exact there, the weights are exact at every scale from the least one at which they are
+    // integers, with the same sums scaled by a power of two, so the same powders: the least
+    // (from 2^0) keeps the weights small (unit weights are 1), which the integrators store in
+    // fewer bytes.
+    return at_scale(folded, std::min(scale_log2, std::max(0, least_exact_scale_log2(folded))));
 }
 
 }  // namespace detail

@@ -71,8 +71,9 @@ public:
     std::vector<double> last_cut;
     std::vector<std::size_t> last_nabove;
 
-    // How the engine makes its lists: from the bit planes where it can (Chunk2Sparse), or
-    // always from unshuffled blocks (Chunk2SparseCSC, whose integrator sees every block).
+    // How the engine makes its lists: from the bit planes where it can, or always from
+    // unshuffled blocks (an integrator that must see every pixel, zeros too: a matrix with a
+    // weight that is not finite, whose product with a zero pixel is NaN).
     enum class Lists { from_planes, unshuffled };
 
     SparseEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o,
@@ -147,6 +148,71 @@ public:
             });
             return count;
         });
+    }
+
+    // As list_chunk, for an integrator that needs only the nonzero pixels. Unsigned pixels
+    // (with the plane collector, and a cut that lists no zero pixel) are collected from the
+    // planes with the cut at 0, which lists every nonzero unmasked pixel: each_listed(values,
+    // indices, n) sums them, then the list keeps those above the cut, in place and in order.
+    // Any other chunk goes through list_chunk, each_block seeing every block as there.
+    template <class EachBlock, class EachListed>
+    std::size_t list_chunk_nonzero(ByteView chunk, double cut, std::uint8_t* out_v, std::uint32_t* out_i,
+                                   unsigned worker, EachBlock&& each_block, EachListed&& each_listed) {
+        const bool planes = collect_planes && (type == PixelType::u8 || type == PixelType::u16 || type == PixelType::u32);
+        if (!planes) return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
+        return visit_pixel_type(type, [&](auto zero) -> std::size_t {
+            using T = decltype(zero);
+            if constexpr (std::is_unsigned<T>::value) {
+                const PixelThreshold<T> th(cut);
+                if (th.mode != CutMode::all)
+                    return list_nonzero_planes(chunk, th, reinterpret_cast<T*>(out_v), out_i, worker, each_block,
+                                               each_listed);
+            }
+            return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
+        });
+    }
+
+    template <class T, class EachBlock, class EachListed>
+    std::size_t list_nonzero_planes(ByteView chunk, const PixelThreshold<T>& th, T* ov, std::uint32_t* oi,
+                                    unsigned worker, EachBlock& each_block, EachListed& each_listed) {
+        const ChunkDecoder decoder(chunk, bpp, options.codec, npix * bpp);
+        WorkerSpace& ws = workers[worker];
+        if (ws.block.size() < decoder.buffer_bytes()) ws.block.resize(decoder.buffer_bytes());
+        const BlockLayout& layout = decoder.layout();
+        const PlaneCut nonzero;  // value > 0
+        std::size_t count = 0;
+        for (std::size_t b = 0; b < layout.n_blocks(); ++b) {
+            const PlaneBlock block{decoder.decode_planes(b, ws.scratch), layout.block_elems(b), mask_bits.data(),
+                                   static_cast<std::uint32_t>(decoder.block_first(b))};
+            T* v = ov + count;
+            std::uint32_t* idx = oi + count;
+            const std::size_t n = collect_planes(block, nonzero, v, idx);
+            each_listed(static_cast<const T*>(v), static_cast<const std::uint32_t*>(idx), n);
+            count += keep_above(v, idx, n, th);
+        }
+        if (layout.tail_elems) {
+            const std::size_t first = decoder.n_elems() - layout.tail_elems;
+            decoder.copy_tail(ws.block.data());
+            const T* px = reinterpret_cast<const T*>(ws.block.data());
+            count += list_above(px, mask.data() + first, layout.tail_elems, static_cast<std::uint32_t>(first), th,
+                                ov + count, oi + count);
+            each_block(first, px, layout.tail_elems, worker);
+        }
+        return count;
+    }
+
+    // Keeps the n listed pixels above th, in place and in order; returns how many.
+    template <class T>
+    static std::size_t keep_above(T* v, std::uint32_t* idx, std::size_t n, const PixelThreshold<T>& th) {
+        if (th.mode == CutMode::none) return 0;
+        if (th.t == 0) return n;  // listed as nonzero: all above
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            v[kept] = v[i];
+            idx[kept] = idx[i];
+            kept += th(v[i]);
+        }
+        return kept;
     }
 
     template <class EachBlock = NoBlockWork>
