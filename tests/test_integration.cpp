@@ -587,6 +587,39 @@ std::vector<A> every_pixel_product(const IntegrationMatrix& m, const std::vector
     return out;
 }
 
+// Whole pixels, each in `per_pixel` neighbouring bins, every 9th pixel in none (outside the
+// integration's range). Unit weights, which f64 sums in exact fixed point; or fractional ones,
+// every 7th pixel's 1e-30, which no fixed-point scale holds (whatever the mask leaves), so they
+// are summed in float64.
+inline test::RawMatrix uniform_csc(std::size_t bins, std::size_t pixels, std::size_t per_pixel, bool unit) {
+    std::mt19937 rng(5);
+    test::RawMatrix m{MatrixLayout::csc, bins, pixels, {}, {}, {0}};
+    for (std::size_t p = 0; p < pixels; ++p) {
+        if (p % 9 != 4)
+            for (std::size_t k = 0; k < per_pixel; ++k) {
+                m.indices.push_back(static_cast<std::int32_t>((p / 3 + k) % bins));
+                m.data.push_back(unit ? 1.0f : p % 7 == 0 ? 1e-30f : 0.25f + static_cast<float>(rng() % 1000) / 997.0f);
+            }
+        m.indptr.push_back(static_cast<std::int32_t>(m.indices.size()));
+    }
+    return m;
+}
+
+// Each bin's exact sum of its pixels (unit weights), rounded once to double.
+template <class T>
+std::vector<double> unit_weight_sums(const IntegrationMatrix& m, const std::vector<std::uint8_t>& raw,
+                                     const std::vector<std::uint8_t>& mask) {
+    const T* v = reinterpret_cast<const T*>(raw.data());
+    std::vector<double> out(m.bins);
+    for (std::size_t b = 0; b < m.bins; ++b) {
+        std::uint64_t sum = 0;
+        for (auto k = m.row_start[b]; k < m.row_start[b + 1]; ++k)
+            if (mask[m.pixel[k]]) sum += v[m.pixel[k]];
+        out[b] = static_cast<double>(sum);
+    }
+    return out;
+}
+
 // A frame of mostly zeros: about one pixel in `one_in` nonzero, some of them large.
 template <class T>
 std::vector<std::uint8_t> sparse_pixels(std::size_t n, std::size_t one_in, std::uint32_t seed) {
@@ -606,9 +639,16 @@ TEST_CASE("powders summed from the nonzero pixels alone equal the product over e
           "[integrate][exact]") {
     // Odd shapes leave a raw tail after the last block; fractional split weights keep the sums
     // in floating point, where only the order of the adds decides the bits.
-    for (const auto& shape : {std::pair<std::size_t, std::size_t>{37, 53}, {64, 130}}) {
-        const std::size_t ni = shape.first, nj = shape.second, n = ni * nj, bins = 70;
-        const IntegrationMatrix m = normalise_matrix(test::split_csc_with_duplicates(bins, ni, nj, 9).input());
+    // Matrices of 1 to 4 entries a pixel (its columns' starts kept), of whole pixels in 1 or 2
+    // bins each (padded columns, the empty slots summing 0 x pixel), and of whole pixels of
+    // unit weight (summed in fixed point, a bin a pixel: 16 bits for 70 bins, 32 for 70,000).
+    for (const auto& shape : {std::pair<std::size_t, std::size_t>{37, 53}, {64, 130}})
+    for (int kind = 0; kind < 5; ++kind) {
+        const bool unit = kind >= 3;
+        const std::size_t ni = shape.first, nj = shape.second, n = ni * nj, bins = kind == 4 ? 70000 : 70;
+        const IntegrationMatrix m = normalise_matrix(
+            (kind == 0 ? test::split_csc_with_duplicates(bins, ni, nj, 9) : uniform_csc(bins, n, unit ? 1 : kind, unit))
+                .input());
         const auto mask = test::random_mask(n, 4);
         for (PixelType t : {PixelType::u8, PixelType::u16, PixelType::u32}) {
             visit_pixel_type(t, [&](auto z) {
@@ -623,7 +663,7 @@ TEST_CASE("powders summed from the nonzero pixels alone equal the product over e
                     Chunk2Sparse plain(mask, ni, nj, t);
                     const SparseBatch want = plain.multi(views, cut);
                     for (Accumulator acc : {Accumulator::f64, Accumulator::f32}) {
-                        INFO(pixel_type_name(t) << " " << ni << " x " << nj << " cut " << cut << " acc "
+                        INFO(pixel_type_name(t) << " " << ni << " x " << nj << " matrix " << kind << " cut " << cut << " acc "
                                                 << accumulator_name(acc));
                         Chunk2SparseCSC csc(mask, ni, nj, t, m, acc, {Codec::lz4, 2});
                         const IntegratedBatch got = csc.multi(views, cut);
@@ -634,7 +674,8 @@ TEST_CASE("powders summed from the nonzero pixels alone equal the product over e
                             REQUIRE(std::memcmp(a.values, b.values, np * sizeof(T)) == 0);
                             REQUIRE(std::memcmp(a.indices, b.indices, np * 4) == 0);
                             if (acc == Accumulator::f64) {
-                                const auto ref = every_pixel_product<double, T>(m, raws[f], mask);
+                                const auto ref = unit ? unit_weight_sums<T>(m, raws[f], mask)
+                                                           : every_pixel_product<double, T>(m, raws[f], mask);
                                 REQUIRE(std::memcmp(got.powder.as<double>() + f * bins, ref.data(), bins * 8) == 0);
                             } else {
                                 const auto ref = every_pixel_product<float, T>(m, raws[f], mask);

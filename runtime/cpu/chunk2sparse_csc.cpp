@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <type_traits>
 
 #include "argument_checks.hpp"
 #include "fixed_point.hpp"
 #include "integrator_checks.hpp"
+#include "pixel_major_matrix.hpp"
 #include "sparse_engine.hpp"
 
 namespace bslz4 {
@@ -27,54 +27,14 @@ public:
     Integrator(ByteView mask, std::size_t ni, std::size_t nj, PixelType type, const IntegrationMatrix& matrix,
                Accumulator acc, Chunk2SparseOptions options)
         : engine(mask, ni, nj, type, options, lists_for(matrix)), acc(acc), bins(matrix.bins),
-          scale(matrix.fixed_point() ? matrix.powder_scale : 1), skip_zeros(all_finite(matrix.weight)) {
+          scale(matrix.fixed_point() ? matrix.powder_scale : 1), skip_zeros(all_finite(matrix.weight)),
+          extra_lanes(engine.workers.size()) {
         check_integrator(matrix, ni, nj, type, acc);
-        // Pixel-major, with the mask folded in.
+        // Mask-folded, in the form summed_matrix chooses, kept only as its pixel-major copy.
         const IntegrationMatrix m = summed_matrix(fold_mask(matrix, mask), type, acc);
         fixed_sums = m.fixed_point();
         fixed_scale = m.powder_scale;
-        col_start.assign(m.pixels + 1, 0);
-        for (std::uint32_t p : m.pixel) ++col_start[p + 1];
-        for (std::size_t p = 0; p < m.pixels; ++p) col_start[p + 1] += col_start[p];
-        if (!m.fixed_point())
-            fill_entries(m, float_entries, [&](std::size_t k) { return m.weight[k]; });
-        else if (fits_int32(m.fixed_weight))
-            fill_entries(m, fixed32_entries, [&](std::size_t k) { return static_cast<std::int32_t>(m.fixed_weight[k]); });
-        else
-            fill_entries(m, fixed64_entries, [&](std::size_t k) { return m.fixed_weight[k]; });
-    }
-
-    // A matrix entry as the sums read it: a pixel's entries side by side, each bin beside its
-    // weight, so a listed pixel costs one line for its column's start and one for its entries.
-    // Fixed-point weights that fit 32 bits (unit weights at the scale u16 sums allow) are kept
-    // in 32: a dense frame reads every entry, and the sums are bound by those bytes.
-    template <class W>
-    struct Entry {
-        std::uint32_t bin;
-        W w;
-    };
-
-    static bool fits_int32(const std::vector<std::int64_t>& w) {
-        return std::all_of(w.begin(), w.end(), [](std::int64_t x) {
-            return x >= std::numeric_limits<std::int32_t>::min() && x <= std::numeric_limits<std::int32_t>::max();
-        });
-    }
-
-    template <class W, class WeightOf>
-    void fill_entries(const IntegrationMatrix& m, std::vector<Entry<W>>& out, WeightOf&& weight_of) {
-        out.resize(m.nnz());
-        std::vector<std::uint32_t> at(col_start.begin(), col_start.end() - 1);
-        for (std::size_t b = 0; b < m.bins; ++b)
-            for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k)
-                out[at[m.pixel[k]]++] = {static_cast<std::uint32_t>(b), weight_of(k)};
-    }
-
-    // f(entries) with the entries this matrix filled.
-    template <class F>
-    decltype(auto) visit_entries(F&& f) const {
-        if (!fixed32_entries.empty()) return f(fixed32_entries.data());
-        if (!fixed64_entries.empty()) return f(fixed64_entries.data());
-        return f(float_entries.data());
+        columns = PixelMajorMatrix(m, type);
     }
 
     // A zero pixel adds w * 0 = +-0 to its bins, which changes no sum (a sum from +0 is never
@@ -88,45 +48,47 @@ public:
         return all_finite(m.weight) ? SparseEngine::Lists::from_planes : SparseEngine::Lists::unshuffled;
     }
 
-    // acc[bin] += weight * v for every entry of pixel p's column: float weights in A, or
-    // fixed-point weights in int64 (A is then int64, and the pixels integers).
-    template <class A, class W, class T>
-    static void add_pixel(A* row, const std::uint32_t* cols, const Entry<W>* e, std::size_t p, T v) {
-        for (std::uint32_t k = cols[p]; k < cols[p + 1]; ++k) {
-            if constexpr (std::is_floating_point<W>::value) {
-                if constexpr (!std::is_same<A, std::int64_t>::value)
-                    row[e[k].bin] += static_cast<A>(e[k].w) * static_cast<A>(v);
-            } else if constexpr (std::is_same<A, std::int64_t>::value && std::is_integral<T>::value) {
-                row[e[k].bin] += static_cast<std::int64_t>(e[k].w) * static_cast<std::int64_t>(v);
-            }
-        }
-    }
+    // Where a frame's pixels are summed: its powder row, and for int64 sums, which do not
+    // depend on the order of their adds, up to 3 more copies of it, pixel i going to lane
+    // i % n: neighbouring pixels fall in one bin, and an add to a bin waits for the one before
+    // it through memory (a third of a dense frame's time with one row).
+    template <class A>
+    struct Lanes {
+        A* row[4];
+        std::size_t mask;  // n - 1, n a power of two
+    };
 
     // A block of n pixels starting at pixel `first`, zeros skipped when they change nothing.
     template <class A, class T>
-    void integrate(A* row, std::size_t first, const T* px, std::size_t n) const {
-        visit_entries([&](const auto* e) {
-            const std::uint32_t* cols = col_start.data() + first;
+    void integrate(const Lanes<A>& lanes, std::size_t first, const T* px, std::size_t n) const {
+        columns.visit([&](const auto& m) {
             for (std::size_t i = 0; i < n; ++i)
-                if (!skip_zeros || px[i] != T(0)) add_pixel(row, cols, e, i, px[i]);
+                if (!skip_zeros || px[i] != T(0)) m.add(lanes.row[i & lanes.mask], first + i, px[i]);
         });
     }
 
     // n listed pixels (values v at frame pixels idx), all nonzero. They are scattered over a
-    // matrix far larger than the caches, so each costs a miss on its column's start and
-    // another on its entries: both are fetched ahead, the start kAhead pixels ahead and the
-    // entries (whose place the start gives) half as far, so the misses overlap.
+    // matrix far larger than the caches, so each costs a miss on its entries (and, in columns,
+    // one before it on its column's start): fetched ahead, the start kAhead pixels ahead and
+    // the entries (whose place the start gives) half as far, so the misses overlap.
     template <class A, class T>
-    void integrate_listed(A* row, const T* v, const std::uint32_t* idx, std::size_t n) const {
+    void integrate_listed(const Lanes<A>& lanes, const T* v, const std::uint32_t* idx, std::size_t n) const {
         constexpr std::size_t kAhead = 16;
-        visit_entries([&](const auto* e) {
-            const std::uint32_t* cols = col_start.data();
+        columns.visit([&](const auto& m) {
             for (std::size_t i = 0; i < n; ++i) {
-                if (i + kAhead < n) __builtin_prefetch(cols + idx[i + kAhead]);
-                if (i + kAhead / 2 < n) __builtin_prefetch(e + cols[idx[i + kAhead / 2]]);
-                add_pixel(row, cols, e, idx[i], v[i]);
+                if (i + kAhead < n) m.fetch_start(idx[i + kAhead]);
+                if (i + kAhead / 2 < n) m.fetch_entries(idx[i + kAhead / 2]);
+                m.add(lanes.row[i & lanes.mask], idx[i], v[i]);
             }
         });
+    }
+
+    // Lanes for int64 sums: 4 while they stay within L2 (256 kB), 2 up to 2 MB, else the row alone.
+    static std::size_t lane_count(std::size_t bins, bool int_sums) {
+        if (!int_sums) return 1;
+        if (bins * 8 * 4 <= (256u << 10)) return 4;
+        if (bins * 8 * 2 <= (2u << 20)) return 2;
+        return 1;
     }
 
     // Runs `list` (engine.list_chunk_nonzero or list_dense) for each frame with its powder row; a bad
@@ -136,15 +98,23 @@ public:
         const std::size_t asize = accumulator_size(acc);
         std::uint8_t* rows = powder.reserve(nframes * bins * asize);
         std::memset(rows, 0, nframes * bins * asize);
+        const std::size_t nlanes = lane_count(bins, fixed_sums);
         const auto list_frame = [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w) {
             return visit_sum_type([&](auto zero) {
                 using A = decltype(zero);
                 std::uint8_t* bytes = rows + f * bins * asize;
-                A* row = reinterpret_cast<A*>(bytes);
+                Lanes<A> lanes{{}, nlanes - 1};
+                std::vector<std::int64_t>& more = extra_lanes[w];
+                more.assign((nlanes - 1) * bins, 0);
+                for (std::size_t l = 0; l < 4; ++l)
+                    lanes.row[l] = l == 0 || l >= nlanes ? reinterpret_cast<A*>(bytes)
+                                                         : reinterpret_cast<A*>(more.data() + (l - 1) * bins);
                 const auto listed = list(
                     f, v, idx, w,
-                    [this, row](std::size_t first, const auto* px, std::size_t n, unsigned) { integrate(row, first, px, n); },
-                    [this, row](const auto* pv, const std::uint32_t* pi, std::size_t n) { integrate_listed(row, pv, pi, n); });
+                    [this, &lanes](std::size_t first, const auto* px, std::size_t n, unsigned) { integrate(lanes, first, px, n); },
+                    [this, &lanes](const auto* pv, const std::uint32_t* pi, std::size_t n) { integrate_listed(lanes, pv, pi, n); });
+                for (std::size_t l = 1; l < nlanes; ++l)
+                    for (std::size_t b = 0; b < bins; ++b) lanes.row[0][b] += lanes.row[l][b];
                 if (fixed_sums && acc == Accumulator::f64) fixed_sums_to_f64(bytes);
                 return listed;
             });
@@ -176,15 +146,13 @@ public:
     SparseEngine engine;
     Accumulator acc;
     std::size_t bins;
-    double scale;  // the powders' powder_scale: the fixed-point matrix's for acc i64, else 1
+    double scale;     // the powders' powder_scale: the fixed-point matrix's for acc i64, else 1
     bool skip_zeros;  // every weight finite: a zero pixel adds nothing
     bool fixed_sums = false;
-    double fixed_scale = 0;
-    std::vector<std::uint32_t> col_start;  // pixel p's entries are [col_start[p], col_start[p + 1])
-    std::vector<Entry<float>> float_entries;  // one of these three holds the entries
-    std::vector<Entry<std::int32_t>> fixed32_entries;
-    std::vector<Entry<std::int64_t>> fixed64_entries;
+    double fixed_scale = 1;
+    PixelMajorMatrix columns;
     HostBuffer powder;
+    std::vector<std::vector<std::int64_t>> extra_lanes;  // a worker's lanes past the row (Lanes)
 };
 
 }  // namespace detail
