@@ -29,6 +29,7 @@ from ._errors import DecodeError
 from ._hdf5 import bslz4_to_sparse
 from ._matrix import FixedPointMatrix, fixed_point_matrix
 from ._plan import plan
+from .matrix_file import MatrixFile, load_matrix
 
 version = __version__ = "0.1.0"  # the Meson project's version
 
@@ -37,6 +38,7 @@ __all__ = [
     "CODEC_ZSTD",
     "DecodeError",
     "FixedPointMatrix",
+    "MatrixFile",
     "block_starts",
     "block_starts_from_buffer",
     "bslz4_to_sparse",
@@ -49,6 +51,7 @@ __all__ = [
     "detect_codec",
     "fixed_point_matrix",
     "gpu_runtime",
+    "load_matrix",
     "locate_chunks",
     "offsets_lengths",
     "plan",

@@ -38,6 +38,28 @@ class FixedPointMatrix:
 def fixed_point_matrix(csc: Any, mask: npt.ArrayLike, dtype: DTypeLike, maxval: Optional[int] = ...,
                        wbits: int = ...) -> FixedPointMatrix: ...
 
+class MatrixFile:
+    spec: str
+    format: str
+    shape: Tuple[int, int]
+    radial: Optional[npt.NDArray[np.float64]]
+    radial_unit: str
+    azimuthal: Optional[npt.NDArray[np.float64]]
+    azimuthal_unit: str
+    correction: Optional[npt.NDArray[np.float32]]
+    npt_rad: int
+    npt_azim: int
+    empty: float
+    def __init__(self, spec: str) -> None: ...
+    @property
+    def bins(self) -> int: ...
+    def csr_matrix(self) -> Any: ...
+    def normalisation(self, mask: Optional[npt.ArrayLike] = ...) -> npt.NDArray[np.float64]: ...
+    def intensity(self, powder: npt.ArrayLike, mask: Optional[npt.ArrayLike] = ...) -> npt.NDArray[np.float64]: ...
+    def shaped(self, rows: npt.ArrayLike) -> npt.NDArray[Any]: ...
+
+def load_matrix(spec: str) -> MatrixFile: ...
+
 class chunk2sparse:
     mask: npt.NDArray[np.uint8]
     nfast: int
@@ -72,8 +94,10 @@ class chunk2sparseCSC:
     thresholds: Optional[list[float]]
     last_cut: npt.NDArray[np.float64]
     last_nabove: npt.NDArray[np.int64]
+    matrix_file: Optional[MatrixFile]
     @property
     def powder_scale(self) -> Optional[int]: ...
+    def intensity(self, powder: npt.ArrayLike) -> npt.NDArray[np.float64]: ...
     def __init__(self, mask: npt.ArrayLike, csc: Any, dtype: DTypeLike = ..., codec: Union[None, int, str] = ...,
                  pipeline: Any = ..., howmany: Optional[int] = ..., thresholds: Optional[Sequence[float]] = ..., *,
                  acc: Optional[str] = ..., threads: Optional[int] = ...) -> None: ...

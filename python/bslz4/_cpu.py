@@ -5,6 +5,7 @@ from . import _arguments
 from . import _bslz4 as _ext
 from . import _matrix
 from ._frames import FromFrames
+from .matrix_file import MatrixFile
 from ._results import SparseCalls
 
 
@@ -50,6 +51,8 @@ class chunk2sparseCSC(FromFrames, SparseCalls):
 
     def __init__(self, mask, csc, dtype=np.uint16, codec=None, pipeline=None, howmany=None, thresholds=None, *,
                  acc=None, threads=None):
+        # A matrix file (load_matrix) also gives pyFAI's axes and intensities: see intensity().
+        self.matrix_file = csc if isinstance(csc, MatrixFile) else None
         self._matrix, self.acc = _matrix.matrix_and_acc(csc, mask, dtype, acc)
         self.nbins = self._matrix.bins
         self._threads = _arguments.threads_or_zero(threads)
@@ -59,6 +62,19 @@ class chunk2sparseCSC(FromFrames, SparseCalls):
     def powder_scale(self):
         """The integer (a power of two) an int64 powder is divided by for float; None for a float one."""
         return _matrix.powder_scale(self._matrix, self.acc)
+
+    def intensity(self, powder):
+        """pyFAI's intensity from this object's powders (one, or a batch's rows), with a matrix
+        file's corrections and this object's mask: sums / normalisation, shaped (..., npt_azim,
+        npt_rad) for 2D; the radial and azimuthal bin centres are matrix_file.radial and
+        .azimuthal."""
+        if self.matrix_file is None:
+            raise ValueError("intensity needs the matrix from a matrix file (bslz4.load_matrix), which holds "
+                             "the per-pixel corrections; this object was given a plain matrix")
+        powder = np.asarray(powder)
+        if self.acc == "i64":
+            powder = powder / self.powder_scale
+        return self.matrix_file.intensity(powder, self.mask)
 
     def _make_engine(self, codec):
         return _ext.CpuPowders(self.mask, self._ni, self._nj, self._type_name, self._matrix, self.acc, codec,
