@@ -228,8 +228,8 @@ TEST_CASE("a matrix saved without a shape attribute: bins and pixels are inferre
     const std::size_t pixels = kCliNi * kCliNj;
     for (const char* group : {"csr", "csc", "csr_shaped"}) {
         INFO(group);
-        require_same_matrix(tool::read_matrix_file(mat + ":" + group, pixels), want);
-        require_same_matrix(tool::read_matrix_file(mat + ":" + group), want);
+        require_same_matrix(tool::read_matrix_file(mat + ":" + group, pixels).matrix, want);
+        require_same_matrix(tool::read_matrix_file(mat + ":" + group).matrix, want);
     }
 
     // pixels the matrix never uses at the end of the frame: only the frame's pixel count tells
@@ -241,8 +241,8 @@ TEST_CASE("a matrix saved without a shape attribute: bins and pixels are inferre
         write_matrix_arrays(file.get(), "csr", short_csr, false);
         write_matrix_arrays(file.get(), "csc", test::to_csc(short_csr), false);
     }
-    require_same_matrix(tool::read_matrix_file(mat2 + ":csr", pixels), normalise_matrix(short_csr.input()));
-    require_same_matrix(tool::read_matrix_file(mat2 + ":csc", pixels), normalise_matrix(short_csr.input()));
+    require_same_matrix(tool::read_matrix_file(mat2 + ":csr", pixels).matrix, normalise_matrix(short_csr.input()));
+    require_same_matrix(tool::read_matrix_file(mat2 + ":csc", pixels).matrix, normalise_matrix(short_csr.input()));
 
     // end to end: the same powders as with the attribute
     const std::string scan = temp_path("cli_scan_noshape.h5"), out = temp_path("cli_out_noshape.h5");

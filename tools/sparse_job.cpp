@@ -509,8 +509,15 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     if (summary.unmasked && !job.no_mask) summary.mask_looked_for = scan.mask_looked_for;
     IntegrationMatrix matrix;
     if (!job.matrix_spec.empty()) {
-        matrix = read_matrix_file(job.matrix_spec, scan.ni * scan.nj);
+        MatrixFile file = read_matrix_file(job.matrix_spec, scan.ni * scan.nj);
+        matrix = std::move(file.matrix);
         note_file_at(reads, parse_matrix_spec(job.matrix_spec).file, "--matrix file");
+        if (file.axes.present()) {  // bslz4-matrix's: pyFAI's intensities beside the sums, with this job's mask
+            info.normalisation = bin_normalisation(matrix, file.axes.correction, use);
+            file.axes.correction = {};
+            file.axes.correction.shrink_to_fit();
+            info.axes = std::move(file.axes);
+        }
         if (job.acc == Accumulator::i64) matrix = fixed_point_matrix(matrix, scan.type);
         info.bins = matrix.bins;
         info.acc = job.acc;

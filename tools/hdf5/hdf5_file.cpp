@@ -360,6 +360,39 @@ std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& objec
     return out;
 }
 
+std::vector<double> read_double_attribute(hid_t loc, const std::string& object, const std::string& name) {
+    Handle a(H5Aopen_by_name(loc, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+             object + ": no attribute " + name);
+    Handle space(H5Aget_space(a.get()), H5Sclose, name);
+    std::vector<double> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())));
+    if (H5Aread(a.get(), H5T_NATIVE_DOUBLE, out.data()) < 0) throw failure(object + ": cannot read attribute " + name);
+    return out;
+}
+
+std::string read_text_attribute(hid_t loc, const std::string& object, const std::string& name) {
+    Handle a(H5Aopen_by_name(loc, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+             object + ": no attribute " + name);
+    Handle type(H5Aget_type(a.get()), H5Tclose, name);
+    Handle space(H5Aget_space(a.get()), H5Sclose, name);
+    if (H5Tget_class(type.get()) != H5T_STRING || H5Sget_simple_extent_npoints(space.get()) != 1)
+        throw Error(ErrorCode::bad_argument, object + ": attribute " + name + " is not one string");
+    if (H5Tis_variable_str(type.get()) > 0) {
+        Handle mem(H5Tcopy(H5T_C_S1), H5Tclose, name);
+        H5Tset_size(mem.get(), H5T_VARIABLE);
+        H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
+        char* text = nullptr;
+        if (H5Aread(a.get(), mem.get(), &text) < 0) throw failure(object + ": cannot read attribute " + name);
+        std::string out = text ? text : "";
+        H5free_memory(text);
+        return out;
+    }
+    const std::size_t size = H5Tget_size(type.get());
+    std::string out(size, '\0');
+    if (H5Aread(a.get(), type.get(), out.data()) < 0) throw failure(object + ": cannot read attribute " + name);
+    out.resize(std::strlen(out.c_str()));
+    return out;
+}
+
 void check_chunk_extent(std::uint64_t address, std::uint64_t bytes, std::uint64_t file_bytes, std::uint64_t largest_valid,
                         const std::string& what) {
     if (bytes > file_bytes)

@@ -98,6 +98,9 @@ std::vector<std::uint8_t> read_nonzero(hid_t dataset, std::size_t expected, cons
 // Whether `object` has attribute `name`; an HDF5 error is no answer: io naming `what`.
 bool has_attribute(hid_t loc, const std::string& object, const std::string& name, const std::string& what);
 std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& object, const std::string& name);
+std::vector<double> read_double_attribute(hid_t loc, const std::string& object, const std::string& name);
+// One string (variable-length, as h5py writes them, or fixed-length); anything else is refused.
+std::string read_text_attribute(hid_t loc, const std::string& object, const std::string& name);
 
 // Refuses, naming `what`, a chunk the chunk index says has `bytes` bytes at byte `address` of a
 // file of file_bytes (address UINT64_MAX: not known), when it is larger than the file or than

@@ -53,7 +53,56 @@ std::vector<std::int32_t> narrow(const std::vector<std::int64_t>& v, const char*
     return out;
 }
 
-IntegrationMatrix read_group(const MatrixSpec& spec, std::size_t frame_pixels) {
+// The axes bslz4-matrix writes, checked against the matrix; none when there is no correction.
+PowderAxes read_axes(hid_t file, const MatrixSpec& spec, const IntegrationMatrix& m) {
+    PowderAxes axes;
+    const std::string g = spec.group;
+    if (!h5::exists(file, g + "/correction", spec.file)) return axes;
+    const auto dataset = [&](const char* name, auto zero, hid_t type) {
+        const std::string path = g + "/" + name;
+        if (!h5::exists(file, path, spec.file))
+            throw Error(ErrorCode::bad_matrix, std::string("has a correction but no ") + name + " (not bslz4-matrix's?)");
+        const h5::Handle d = h5::open_dataset(file, path, spec.file);
+        return h5::read_all<decltype(zero)>(d.get(), type, name);
+    };
+    const auto count = [&](const char* name) -> std::size_t {
+        if (!h5::has_attribute(file, g, name, spec.file)) return 0;
+        const auto v = h5::read_int_attribute(file, g, name);
+        return v.size() == 1 && v[0] > 0 ? static_cast<std::size_t>(v[0]) : 0;
+    };
+    axes.correction = dataset("correction", float{}, H5T_NATIVE_FLOAT);
+    axes.radial = dataset("radial", double{}, H5T_NATIVE_DOUBLE);
+    const std::string radial = g + "/radial";
+    if (h5::has_attribute(file, radial, "unit", spec.file)) axes.radial_unit = h5::read_text_attribute(file, radial, "unit");
+    axes.npt_rad = count("npt_rad");
+    axes.npt_azim = std::max<std::size_t>(count("npt_azim"), 1);
+    if (axes.npt_azim > 1) {
+        axes.azimuthal = dataset("azimuthal", double{}, H5T_NATIVE_DOUBLE);
+        const std::string azimuthal = g + "/azimuthal";
+        if (h5::has_attribute(file, azimuthal, "unit", spec.file))
+            axes.azimuthal_unit = h5::read_text_attribute(file, azimuthal, "unit");
+    }
+    if (h5::has_attribute(file, g, "empty", spec.file)) {
+        const auto e = h5::read_double_attribute(file, g, "empty");
+        if (e.size() == 1) axes.empty = e[0];
+    }
+    const auto say = [](std::size_t n) { return std::to_string(n); };
+    if (axes.correction.size() != m.pixels)
+        throw Error(ErrorCode::bad_matrix, "correction has " + say(axes.correction.size()) + " values, the matrix " +
+                                               say(m.pixels) + " pixels");
+    if (axes.npt_rad == 0 || axes.npt_rad * axes.npt_azim != m.bins)
+        throw Error(ErrorCode::bad_matrix, "npt_rad x npt_azim (" + say(axes.npt_rad) + " x " + say(axes.npt_azim) +
+                                               ") is not the matrix's " + say(m.bins) + " bins");
+    if (axes.radial.size() != axes.npt_rad)
+        throw Error(ErrorCode::bad_matrix, "radial has " + say(axes.radial.size()) + " centres for " + say(axes.npt_rad) +
+                                               " radial bins");
+    if (axes.npt_azim > 1 && axes.azimuthal.size() != axes.npt_azim)
+        throw Error(ErrorCode::bad_matrix, "azimuthal has " + say(axes.azimuthal.size()) + " centres for " +
+                                               say(axes.npt_azim) + " azimuthal bins");
+    return axes;
+}
+
+IntegrationMatrix read_group(const MatrixSpec& spec, std::size_t frame_pixels, PowderAxes* axes) {
     const h5::Handle file = h5::open_file(spec.file);
     if (!h5::exists(file.get(), spec.group, spec.file)) throw Error(ErrorCode::bad_argument, "no such group");  // the user named it
     auto read = [&](const char* name, auto zero, hid_t type) {
@@ -74,6 +123,7 @@ IntegrationMatrix read_group(const MatrixSpec& spec, std::size_t frame_pixels) {
     if (frame_pixels && m.pixels != frame_pixels)
         throw Error(ErrorCode::bad_matrix,
                     "the matrix has " + std::to_string(m.pixels) + " pixels, the frames have " + std::to_string(frame_pixels));
+    *axes = read_axes(file.get(), spec, m);
     return m;
 }
 
@@ -89,17 +139,35 @@ MatrixSpec parse_matrix_spec(const std::string& spec) {
     return s;
 }
 
-IntegrationMatrix read_matrix_file(const std::string& spec_text, std::size_t frame_pixels) {
+MatrixFile read_matrix_file(const std::string& spec_text, std::size_t frame_pixels) {
     const MatrixSpec spec = parse_matrix_spec(spec_text);
     const std::string where = spec.file + ":" + spec.group + ": ";
     try {
-        return read_group(spec, frame_pixels);
+        MatrixFile out;
+        out.matrix = read_group(spec, frame_pixels, &out.axes);
+        return out;
     } catch (const Error& e) {
         // The HDF5 layer's messages may start with the file's name already.
         std::string what = e.what();
         if (what.rfind(spec.file + ": ", 0) == 0) what.erase(0, spec.file.size() + 2);
         throw Error(e.code(), where + what);
     }
+}
+
+std::vector<double> bin_normalisation(const IntegrationMatrix& m, const std::vector<float>& correction,
+                                      const std::vector<std::uint8_t>& use) {
+    if (correction.size() != m.pixels || use.size() != m.pixels)
+        throw Error(ErrorCode::bad_argument, "bin_normalisation: " + std::to_string(correction.size()) + " corrections and " +
+                                                 std::to_string(use.size()) + " mask pixels for a matrix of " +
+                                                 std::to_string(m.pixels));
+    std::vector<double> out(m.bins, 0.0);
+    for (std::size_t b = 0; b < m.bins; ++b) {
+        double sum = 0;
+        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k)
+            if (use[m.pixel[k]]) sum += static_cast<double>(m.weight[k]) * static_cast<double>(correction[m.pixel[k]]);
+        out[b] = sum;
+    }
+    return out;
 }
 
 }  // namespace bslz4::tool

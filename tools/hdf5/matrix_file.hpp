@@ -11,6 +11,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "bslz4/integration_matrix.hpp"
 
@@ -23,8 +24,32 @@ struct MatrixSpec {
 // "FILE.h5:GROUP" -> its parts; anything else is an Error saying FILE.h5:GROUP is expected.
 MatrixSpec parse_matrix_spec(const std::string& spec);
 
+// What bslz4-matrix (python/bslz4/matrix_file.py) stores beside the matrix so that the sums
+// become pyFAI's intensities: the bin centres with their units, the per-pixel correction pyFAI
+// divides by (solid angle x polarisation, float32), the bins' layout (npt_azim x npt_rad,
+// azimuth-major) and pyFAI's value for an empty bin. Absent (no correction) in a plain matrix.
+struct PowderAxes {
+    std::vector<double> radial, azimuthal;  // azimuthal empty for 1D
+    std::string radial_unit, azimuthal_unit;
+    std::vector<float> correction;  // a factor a pixel
+    std::size_t npt_rad = 0, npt_azim = 1;  // npt_rad 0: absent
+    double empty = 0;
+    bool present() const { return npt_rad > 0; }
+};
+
+struct MatrixFile {
+    IntegrationMatrix matrix;
+    PowderAxes axes;
+};
+
 // frame_pixels: the scan's ni * nj, 0 when unknown; when known, a matrix of another pixel count
-// is an Error naming the file and group. Every error names the file and the group.
-IntegrationMatrix read_matrix_file(const std::string& spec, std::size_t frame_pixels = 0);
+// is an Error naming the file and group. Axes that do not fit the matrix (sizes, units) are an
+// Error too. Every error names the file and the group.
+MatrixFile read_matrix_file(const std::string& spec, std::size_t frame_pixels = 0);
+
+// Each bin's pyFAI sum_normalization: sum(weight x correction) over the pixels `use` keeps
+// (nonzero), in float64, in the matrix's order (the order its sums take).
+std::vector<double> bin_normalisation(const IntegrationMatrix& m, const std::vector<float>& correction,
+                                      const std::vector<std::uint8_t>& use);
 
 }  // namespace bslz4::tool

@@ -83,19 +83,59 @@ void attribute(hid_t loc, const char* name, const std::vector<std::string>& v) {
     attribute(loc, name, text_type(name).get(), texts.data(), &n);
 }
 
-// An extendable dataset of `cols` columns (1-D when cols == 0).
-h5::Handle series(hid_t group, const char* name, hid_t type, std::size_t cols, std::size_t chunk_rows, hid_t plist = H5P_DEFAULT) {
-    const int rank = cols ? 2 : 1;
-    const hsize_t dims[2] = {0, cols}, maxdims[2] = {H5S_UNLIMITED, cols}, chunk[2] = {chunk_rows, cols};
-    h5::Handle space(H5Screate_simple(rank, dims, maxdims), H5Sclose, "dataspace");
+// An extendible dataset of rows, each of shape `row` ({} for a value a row), chunked
+// `chunk_rows` rows at a time.
+h5::Handle series(hid_t group, const char* name, hid_t type, const std::vector<hsize_t>& row, std::size_t chunk_rows,
+                  hid_t plist = H5P_DEFAULT) {
+    const int rank = static_cast<int>(row.size()) + 1;
+    std::vector<hsize_t> dims{0}, maxdims{H5S_UNLIMITED}, chunk{chunk_rows};
+    dims.insert(dims.end(), row.begin(), row.end());
+    maxdims.insert(maxdims.end(), row.begin(), row.end());
+    chunk.insert(chunk.end(), row.begin(), row.end());
+    h5::Handle space(H5Screate_simple(rank, dims.data(), maxdims.data()), H5Sclose, "dataspace");
     h5::Handle own;
     if (plist == H5P_DEFAULT) {
         own = h5::Handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "properties");
         plist = own.get();
     }
-    if (H5Pset_chunk(plist, rank, chunk) < 0) throw h5::failure(std::string("cannot chunk dataset ") + name);
+    if (H5Pset_chunk(plist, rank, chunk.data()) < 0) throw h5::failure(std::string("cannot chunk dataset ") + name);
     return h5::Handle(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, plist, H5P_DEFAULT), H5Dclose,
                       std::string("cannot create dataset ") + name);
+}
+// One of `cols` columns (1-D when cols == 0).
+h5::Handle series(hid_t group, const char* name, hid_t type, std::size_t cols, std::size_t chunk_rows,
+                  hid_t plist = H5P_DEFAULT) {
+    return series(group, name, type, cols ? std::vector<hsize_t>{cols} : std::vector<hsize_t>{}, chunk_rows, plist);
+}
+
+// Appends `rows` rows (of the dataset's own row shape) to a series.
+void append_rows(hid_t dataset, hid_t type, const void* data, std::size_t rows, const char* name) {
+    if (rows == 0) return;
+    std::vector<hsize_t> dims;
+    {
+        h5::Handle space(H5Dget_space(dataset), H5Sclose, name);
+        dims.resize(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.get())));
+        H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+    }
+    std::vector<hsize_t> start(dims.size(), 0), count(dims), grown(dims);
+    start[0] = dims[0];
+    count[0] = rows;
+    grown[0] = dims[0] + rows;
+    if (H5Dset_extent(dataset, grown.data()) < 0) throw h5::failure(std::string("cannot extend ") + name);
+    h5::Handle file_space(H5Dget_space(dataset), H5Sclose, name);
+    H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+    h5::Handle mem_space(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose, name);
+    if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
+        throw h5::failure(std::string("cannot write ") + name);
+}
+
+// A whole dataset of `shape` float64 values.
+void write_doubles(hid_t group, const char* name, const std::vector<hsize_t>& shape, const std::vector<double>& v) {
+    h5::Handle space(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), H5Sclose, name);
+    h5::Handle d(H5Dcreate2(group, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
+                 std::string("cannot create dataset ") + name);
+    if (H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+        throw h5::failure(std::string("cannot write ") + name);
 }
 
 // bad_frames' row in memory, and its type (the file's is the same, packed).
@@ -115,24 +155,6 @@ h5::Handle bad_frame_type(bool packed) {
         H5Tinsert(type.get(), "message", HOFFSET(BadFrameRecord, message), text.get()) < 0 || (packed && H5Tpack(type.get()) < 0))
         throw h5::failure("bad_frames: cannot make the compound type");
     return type;
-}
-
-void append_rows(hid_t dataset, hid_t type, const void* data, std::size_t rows, std::size_t cols, const char* name) {
-    if (rows == 0) return;
-    const int rank = cols ? 2 : 1;
-    hsize_t dims[2] = {0, cols};
-    {
-        h5::Handle space(H5Dget_space(dataset), H5Sclose, name);
-        H5Sget_simple_extent_dims(space.get(), dims, nullptr);
-    }
-    const hsize_t start[2] = {dims[0], 0}, count[2] = {rows, cols};
-    const hsize_t grown[2] = {dims[0] + rows, cols};
-    if (H5Dset_extent(dataset, grown) < 0) throw h5::failure(std::string("cannot extend ") + name);
-    h5::Handle file_space(H5Dget_space(dataset), H5Sclose, name);
-    H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
-    h5::Handle mem_space(H5Screate_simple(rank, count, nullptr), H5Sclose, name);
-    if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
-        throw h5::failure(std::string("cannot write ") + name);
 }
 
 // Elements in a chunk of row, col or intensity. ImageD11's segmenter stores 10,000; bitshuffle
@@ -194,7 +216,7 @@ public:
     void append(const void* data, std::size_t count, std::vector<ListChunk>& whole) {
         if (count == 0) return;
         if (compression_ != ListCompression::bitshuffle_lz4) {
-            append_rows(dataset_.get(), type_, data, count, 0, what_.c_str());
+            append_rows(dataset_.get(), type_, data, count, what_.c_str());
             size_ += count;
             return;
         }
@@ -428,9 +450,27 @@ void SparseOutput::start_group(const std::string& group_path, const std::string&
     lists_.push_back(std::make_unique<ListSeries>(g, "intensity", native_type(info_.type), pixel_size(info_.type), info_.compression, what));
     datasets_.push_back(series(g, "nnz", H5T_NATIVE_UINT32, 0, 1024));
     if (info_.bins) {
-        datasets_.push_back(series(g, "powder", acc_type(info_.acc), info_.bins, 16));
+        // A matrix file's 2D bins are azimuth-major: rows of (npt_azim, npt_rad), as pyFAI's.
+        const PowderAxes& axes = info_.axes;
+        const std::vector<hsize_t> row = axes.present() && axes.npt_azim > 1
+                                             ? std::vector<hsize_t>{axes.npt_azim, axes.npt_rad}
+                                             : std::vector<hsize_t>{info_.bins};
+        datasets_.push_back(series(g, "powder", acc_type(info_.acc), row, 16));
         attribute(datasets_.back().get(), "acc", std::string(accumulator_name(info_.acc)));
         attribute(datasets_.back().get(), "powder_scale", info_.powder_scale);
+        if (axes.present()) {
+            datasets_.push_back(series(g, "powder_intensity", H5T_IEEE_F64LE, row, 16));
+            attribute(datasets_.back().get(), "empty", axes.empty);
+            write_doubles(g, "powder_normalisation", row, info_.normalisation);
+            write_doubles(g, "powder_radial", {axes.npt_rad}, axes.radial);
+            h5::Handle radial(H5Dopen2(g, "powder_radial", H5P_DEFAULT), H5Dclose, "powder_radial");
+            attribute(radial.get(), "units", axes.radial_unit);
+            if (axes.npt_azim > 1) {
+                write_doubles(g, "powder_azimuthal", {axes.npt_azim}, axes.azimuthal);
+                h5::Handle azimuthal(H5Dopen2(g, "powder_azimuthal", H5P_DEFAULT), H5Dclose, "powder_azimuthal");
+                attribute(azimuthal.get(), "units", axes.azimuthal_unit);
+            }
+        }
     }
     bad_frames_ = series(g, "bad_frames", bad_frame_type(true).get(), 0, 64);
     frames_done_ = pixels_done_ = 0;
@@ -461,6 +501,20 @@ void OutputRows::add_bad(std::size_t frame, ErrorCode code, const std::string& m
     bad.push_back(FrameError{frame, code, message});
 }
 
+// pyFAI's intensity of `count` powder rows: sums / normalisation, `empty` where the
+// normalisation is 0 (acc i64 sums divided by powder_scale first).
+std::vector<double> SparseOutput::powder_intensity(const std::vector<std::uint8_t>& powder, std::size_t count) const {
+    const std::size_t bins = info_.bins;
+    std::vector<double> out(count * bins);
+    const Powder p{count, bins, info_.acc, powder.data(), info_.powder_scale};
+    for (std::size_t f = 0; f < count; ++f)
+        for (std::size_t b = 0; b < bins; ++b) {
+            const double n = info_.normalisation[b];
+            out[f * bins + b] = n != 0 ? p.value(f, b) / n : info_.axes.empty;
+        }
+    return out;
+}
+
 void SparseOutput::append(const OutputRows& rows) {
     const FailedWrite failed(damaged_);
     const std::size_t total = rows.pixels(), count = rows.frames();
@@ -475,19 +529,23 @@ void SparseOutput::append(const OutputRows& rows) {
     const auto threads = static_cast<unsigned>(std::min<std::size_t>(encoder_threads_, whole.size() / kChunksPerThread));
     run_on_threads(whole.size(), std::max(1u, threads), [&](std::size_t k) { ListSeries::encode(whole[k]); });
     for (const ListChunk& c : whole) c.list->write(c);
-    append_rows(datasets_[0].get(), H5T_NATIVE_UINT32, rows.nnz.data(), count, 0, "nnz");
+    append_rows(datasets_[0].get(), H5T_NATIVE_UINT32, rows.nnz.data(), count, "nnz");
     if (info_.bins) {
         if (rows.powder.size() != count * info_.bins * accumulator_size(info_.acc))
             throw Error(ErrorCode::bad_argument,
                         path_ + ": a batch of " + std::to_string(count) + " frames came without its powders");
-        append_rows(datasets_[1].get(), acc_type(info_.acc), rows.powder.data(), count, info_.bins, "powder");
+        append_rows(datasets_[1].get(), acc_type(info_.acc), rows.powder.data(), count, "powder");
+        if (info_.axes.present()) {
+            const std::vector<double> intensity = powder_intensity(rows.powder, count);
+            append_rows(datasets_[2].get(), H5T_NATIVE_DOUBLE, intensity.data(), count, "powder_intensity");
+        }
     }
     if (!rows.bad.empty()) {
         std::vector<BadFrameRecord> records;
         for (const FrameError& e : rows.bad)
             records.push_back({static_cast<std::int64_t>(e.frame), static_cast<std::int32_t>(e.code), error_code_name(e.code),
                                e.message.c_str()});
-        append_rows(bad_frames_.get(), bad_frame_type(false).get(), records.data(), records.size(), 0, "bad_frames");
+        append_rows(bad_frames_.get(), bad_frame_type(false).get(), records.data(), records.size(), "bad_frames");
     }
     frames_done_ += count;
     pixels_done_ += total;

@@ -45,6 +45,7 @@
 #include "bslz4/sparse_result.hpp"
 #include "hdf5_file.hpp"
 #include "list_compression.hpp"
+#include "matrix_file.hpp"
 #include "output_file.hpp"
 
 namespace bslz4::tool {
@@ -57,6 +58,11 @@ struct OutputInfo {
     std::size_t bins = 0;  // 0: no matrix
     Accumulator acc = Accumulator::f64;
     double powder_scale = 1;
+    // A matrix file's axes (bslz4-matrix's): then powder_radial, powder_azimuthal,
+    // powder_normalisation and powder_intensity (pyFAI's intensity) beside powder, and 2D
+    // powders stored (frames, npt_azim, npt_rad). normalisation: each bin's, for the job's mask.
+    PowderAxes axes;  // its correction dropped once normalisation is made
+    std::vector<double> normalisation;
     ListCompression compression = ListCompression::bitshuffle_lz4;
     unsigned encoder_threads = 0;  // bitshuffle's chunks encoded at once; 0: as many as the machine has cores, at most 4
     // The file is flushed (its counts written) after a batch once this long has passed since the
@@ -121,6 +127,7 @@ public:
     const std::string& target() const { return where_.target; }
 
 private:
+    std::vector<double> powder_intensity(const std::vector<std::uint8_t>& powder, std::size_t count) const;
     // Closes every HDF5 object and the file; false when HDF5 could not write the file out.
     bool close_file();
     void start_group(const std::string& group_path, const std::string& source, std::size_t frames);
