@@ -760,7 +760,8 @@ TEST_CASE("an output in a folder that does not exist is refused naming the folde
     CHECK_FALSE(exists(missing));
 }
 
-TEST_CASE("an EDF file given as --mask is named as EDF, with a hint to convert it", "[safety][sparse-tool][messages]") {
+TEST_CASE("an EDF file given as --mask FILE:PATH is named as EDF, saying to give the file alone, as which it is read",
+          "[safety][sparse-tool][messages]") {
     const std::string dir = fresh_folder("edf");
     const std::string scan = dir + "/scan.h5", out = dir + "/out.h5", edf = dir + "/mask.edf";
     write_safety_scan(scan);
@@ -773,14 +774,20 @@ TEST_CASE("an EDF file given as --mask is named as EDF, with a hint to convert i
         const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet " + option + " " + edf + ":/data");
         INFO(option << ": " << r.err);
         CHECK(r.code == 1);
-        CHECK_THAT(r.err, Catch::Contains(edf) && Catch::Contains("EDF") && Catch::Contains("convert"));
+        CHECK_THAT(r.err, Catch::Contains(edf) && Catch::Contains("EDF") && Catch::Contains("--mask FILE.edf"));
         CHECK_FALSE(exists(out));
     }
+    // the file alone: an all-zero mask uses every pixel (--mask: nonzero = masked)
+    const test::ToolResult alone = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --json --mask " + edf);
+    INFO(alone.err);
+    CHECK(alone.code == 0);
+    CHECK_THAT(alone.out, Catch::Contains("\"masked_pixels\": 0,"));
+    CHECK(exists(out));
     CHECK(slurp(edf) == edf_bytes);
     // a file that is neither says only that it is not HDF5
     const std::string text = dir + "/mask.txt";
     write_text(text, "not a mask\n");
-    const test::ToolResult r = run_tool("sparse " + scan + " -o " + out + " --cut 4 --cpu --quiet --mask " + text + ":/data");
+    const test::ToolResult r = run_tool("sparse " + scan + " -o " + dir + "/out2.h5 --cut 4 --cpu --quiet --mask " + text + ":/data");
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("not an HDF5 file") && !Catch::Contains("EDF"));
 }

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@
 #include "output_file.hpp"
 #include "sparse_job.hpp"
 #if BSLZ4_HAVE_HDF5
+#include "edf/edf_mask.hpp"
+#include "hdf5/imaged11_dataset.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "sparse_campaign.hpp"
 #endif
@@ -82,6 +85,8 @@ constexpr const char* kHelp =
     "  --pixels-in-spot K   drop the listed pixels in 8-connected groups of fewer than K of\n"
     "                       them, as ImageD11's segmenter's pixels_in_spot (after --howmany, as\n"
     "                       there; on the host); 0 or 1 keeps all (default)\n"
+    "  --preset imaged11    ImageD11's segmenter's defaults for what is not given: --howmany\n"
+    "                       100000, --thresholds C*2**i for i = 0..5, --pixels-in-spot 3\n"
     "  --per-file           a group per data file of an Eiger master, each at its own path\n"
     "                       (/entry/data/data_000001 ...), instead of one for the scan at\n"
     "                       /entry/data/data\n"
@@ -109,6 +114,12 @@ constexpr const char* kHelp =
     "                       .../NAME.h5 (DIR is created). Two inputs with one file name in\n"
     "                       different folders are refused (they would write one output)\n"
     "  --list FILE          the inputs, one path a line (# comments and blank lines skipped)\n"
+    "  --imaged11 DATASET.h5 ImageD11's dataset file (DataSet.save, after lima_segmenter.setup):\n"
+    "                       every LImA file it lists (datapath/imagefiles, frames at limapath) to\n"
+    "                       the sparse file ImageD11 expects (analysispath/sparsefiles, folders\n"
+    "                       made), with its segmenter's options (cut, howmany, pixels_in_spot,\n"
+    "                       maskfile: an EDF image) and --preset imaged11's defaults; an option\n"
+    "                       given here takes the file's place. No inputs, no -o\n"
     "  --shard K/N          only inputs K, K+N, K+2N... of the list (0 <= K < N), e.g.\n"
     "                       --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT in a job array\n"
     "A failed scan is reported (bslz4: FILE: problem) and the others go on; a line per scan and\n"
@@ -163,20 +174,33 @@ int cmd_sparse(const Args& raw) {
 #else
     const Arguments args = parse_arguments(
         raw, {"--dataset", "-o", "--cut", "--mask", "--use-mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
-              "--readers", "--on-error", "--howmany", "--thresholds", "--pixels-in-spot", "--compression"},
+              "--readers", "--on-error", "--howmany", "--thresholds", "--pixels-in-spot", "--compression", "--imaged11",
+              "--preset"},
         {"--no-mask", "--cpu", "--gpu", "--quiet", "--json", "--per-file", "--overwrite"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
         return 0;
     }
-    if (args.has("--list") && !args.positional.empty()) throw UsageError("give input files or --list FILE, not both");
-    if (args.positional.empty() && !args.has("--list"))
-        throw UsageError("give one input file (or several, or --list FILE)");
-    const bool campaign = campaign_wanted(args);
-    if (!args.has("-o"))
+    const bool imaged11 = args.has("--imaged11");
+    if (args.has("--preset") && args.get("--preset") != "imaged11")
+        throw UsageError("--preset '" + args.get("--preset") + "': the one preset is imaged11 (ImageD11's segmenter's defaults)");
+    const bool segmenter_defaults = imaged11 || args.has("--preset");
+    if (imaged11) {
+        if (!args.positional.empty() || args.has("--list"))
+            throw UsageError("--imaged11 takes the scans from the dataset file: give no input files or --list");
+        if (args.has("-o"))
+            throw UsageError("--imaged11 writes each scan's sparse file where ImageD11 expects it (the dataset's "
+                             "analysispath/sparsefiles): give no -o");
+    } else {
+        if (args.has("--list") && !args.positional.empty()) throw UsageError("give input files or --list FILE, not both");
+        if (args.positional.empty() && !args.has("--list"))
+            throw UsageError("give one input file (or several, or --list FILE, or --imaged11 DATASET.h5)");
+    }
+    const bool campaign = imaged11 || campaign_wanted(args);
+    if (!imaged11 && !args.has("-o"))
         throw UsageError(campaign ? "give the folder of the outputs with -o DIR"
                                   : "give the output file with -o OUTPUT.h5");
-    if (!args.has("--cut")) throw UsageError("give the cut with --cut C");
+    if (!imaged11 && !args.has("--cut")) throw UsageError("give the cut with --cut C");
     if (args.has("--cpu") && args.has("--gpu")) throw UsageError("give --cpu or --gpu, not both");
     if (args.has("--mask") + args.has("--use-mask") + args.has("--no-mask") > 1)
         throw UsageError("give one of --mask FILE:PATH (nonzero = do not use), --use-mask FILE:PATH (nonzero = use) or --no-mask");
@@ -197,8 +221,9 @@ int cmd_sparse(const Args& raw) {
     for (const char* option : {"--mask", "--use-mask"}) {
         const std::string spec = args.get(option);
         const std::size_t colon = spec.rfind(':');
-        if (args.has(option) && (colon == std::string::npos || colon == 0 || colon + 1 == spec.size()))
-            throw UsageError(std::string(option) + " '" + spec + "': expected FILE:PATH (the mask dataset's file and its path in it)");
+        if (args.has(option) && !is_edf_file(spec) && (colon == std::string::npos || colon == 0 || colon + 1 == spec.size()))
+            throw UsageError(std::string(option) + " '" + spec +
+                             "': expected FILE:PATH (the mask dataset's file and its path in it) or an EDF image FILE.edf");
     }
     job.no_mask = args.has("--no-mask");
     job.matrix_spec = args.get("--matrix");
@@ -236,14 +261,42 @@ int cmd_sparse(const Args& raw) {
     if (args.has("--howmany")) {
         job.howmany = static_cast<std::size_t>(args.count("--howmany", 0));
         if (args.has("--thresholds")) job.thresholds = parse_thresholds(args.get("--thresholds"));
-    } else if (args.has("--thresholds")) {
+    } else if (args.has("--thresholds") && !segmenter_defaults) {
         throw UsageError("--thresholds goes with --howmany N");
+    }
+    std::optional<ImageD11Dataset> dataset;
+    if (imaged11) {
+        // The dataset file's segmenter options, each given on the command line taking its place.
+        dataset = read_imaged11_dataset(args.get("--imaged11"));
+        if (!args.has("--cut")) job.cut = dataset->cut.value_or(kImageD11Cut);
+        if (!args.has("--howmany") && dataset->howmany) job.howmany = dataset->howmany;
+        if (!args.has("--pixels-in-spot") && dataset->pixels_in_spot) job.pixels_in_spot = *dataset->pixels_in_spot;
+        if (!args.has("--mask") && !args.has("--use-mask") && !args.has("--no-mask") && !dataset->maskfile.empty())
+            job.mask_spec = dataset->maskfile;
+        if (!args.has("--dataset")) job.dataset = dataset->limapath;
+    }
+    if (segmenter_defaults) {  // ImageD11's SegmenterOptions, where nothing above said otherwise
+        if (!job.howmany) job.howmany = kImageD11Howmany;
+        if (args.has("--thresholds")) {
+            job.thresholds = parse_thresholds(args.get("--thresholds"));
+        } else {
+            std::vector<double> t;
+            for (std::size_t i = 0; i < kImageD11Thresholds; ++i) t.push_back(job.cut * std::ldexp(1.0, static_cast<int>(i)));
+            job.thresholds = t;
+        }
+        if (!args.has("--pixels-in-spot") && !(dataset && dataset->pixels_in_spot)) job.pixels_in_spot = kImageD11PixelsInSpot;
     }
     job.command_line = "bslz4 sparse";
     for (const std::string& a : raw) job.command_line += " " + a;
     // Before any file is read: the GPUs named must be there (every scan would fail otherwise).
     if (args.has("--device")) job.devices = resolve_devices(devices, args.get("--device"));
 
+    if (imaged11) {
+        const CampaignPlan plan = plan_named_campaign(job, dataset->inputs(), dataset->outputs());
+        std::signal(SIGINT, on_signal);
+        std::signal(SIGTERM, on_signal);
+        return run_campaign(job, plan, shard, interrupted, stdout, stderr).exit_code();
+    }
     if (campaign) {
         struct stat st {};
         if (stat(job.output.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))

@@ -136,12 +136,24 @@ std::string sparse_output_name(const std::string& input, const std::string& dir)
 }
 
 CampaignPlan plan_campaign(const SparseJob& options, const std::vector<std::string>& inputs, const std::string& dir) {
-    CampaignPlan plan;
-    plan.dir = dir;
-    std::map<std::string, std::size_t> writer;  // output -> the input that writes it
+    std::vector<std::string> outputs;
     for (const std::string& input : inputs) {
         if (file_name_of(input).empty()) throw UsageError("input '" + input + "' names a folder, not a file");
-        const std::string output = sparse_output_name(input, dir);
+        outputs.push_back(sparse_output_name(input, dir));
+    }
+    CampaignPlan plan = plan_named_campaign(options, inputs, outputs);
+    plan.dir = dir;
+    return plan;
+}
+
+CampaignPlan plan_named_campaign(const SparseJob& options, const std::vector<std::string>& inputs,
+                                 const std::vector<std::string>& outputs) {
+    CampaignPlan plan;
+    std::map<std::string, std::size_t> writer;  // output -> the input that writes it
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const std::string& input = inputs[i];
+        if (file_name_of(input).empty()) throw UsageError("input '" + input + "' names a folder, not a file");
+        const std::string& output = outputs.at(i);
         const auto [it, fresh] = writer.emplace(output, plan.inputs.size());
         if (!fresh) {
             const std::string& first = plan.inputs[it->second];
@@ -296,12 +308,21 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
                                                         (shard.count > 1 ? "shard" : "campaign") + " exist)"
                                                   : std::string()));
     }
-    if (!mine.empty()) {
+    // The outputs' folders (-o DIR, or each named output's: ImageD11's sparsefiles/); other
+    // shards may be making them too.
+    std::vector<std::string> folders;
+    if (!plan.dir.empty() && !mine.empty()) folders.push_back(plan.dir);
+    if (plan.dir.empty())
+        for (std::size_t i : mine) {
+            const std::string folder = std::filesystem::path(plan.outputs[i]).parent_path().string();
+            if (!folder.empty()) folders.push_back(folder);
+        }
+    for (const std::string& folder : folders) {
         std::error_code ec;
-        std::filesystem::create_directories(plan.dir, ec);  // other shards may be creating it too
-        if (!std::filesystem::is_directory(plan.dir))
-            throw Error(ErrorCode::io,
-                        "-o " + plan.dir + ": cannot create the folder" + (ec ? ": " + ec.message() : std::string()));
+        std::filesystem::create_directories(folder, ec);
+        if (!std::filesystem::is_directory(folder))
+            throw Error(ErrorCode::io, (plan.dir.empty() ? folder : "-o " + folder) + ": cannot create the folder" +
+                                           (ec ? ": " + ec.message() : std::string()));
     }
 
     CampaignReport report;

@@ -49,6 +49,10 @@ struct CampaignPlan {
 // output: UsageError naming both; an output that is an input, or the options' mask or matrix
 // file, as refuse_output_over_inputs.
 CampaignPlan plan_campaign(const SparseJob& options, const std::vector<std::string>& inputs, const std::string& dir);
+// The same checks for outputs named one by one (ImageD11's sparsefiles): outputs[i] is
+// inputs[i]'s; each output's folder is made when its scan runs.
+CampaignPlan plan_named_campaign(const SparseJob& options, const std::vector<std::string>& inputs,
+                                 const std::vector<std::string>& outputs);
 
 // run_sparse_job; its error also says what became of the output (left unchanged, not written).
 SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& stop);

@@ -25,6 +25,7 @@
 #include "connected_pixels.hpp"
 #include "device_list.hpp"
 #include "frame_selection.hpp"
+#include "edf/edf_mask.hpp"
 #include "hdf5/chunk_index.hpp"
 #include "hdf5/hdf5_file.hpp"
 #include "hdf5/matrix_file.hpp"
@@ -296,6 +297,13 @@ std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& sca
         // Both read the same; they differ in what nonzero means.
         const bool nexus = !job.mask_spec.empty();
         const std::string& spec = nexus ? job.mask_spec : job.use_mask_spec;
+        if (is_edf_file(spec)) {  // an EDF image (ImageD11's maskfile, pyFAI's): the whole file
+            note_file_at(reads, spec, nexus ? "--mask file" : "--use-mask file");
+            const auto nonzero = read_edf_nonzero(spec, scan.ni, scan.nj);
+            for (std::size_t i = 0; i < use.size(); ++i) use[i] = nexus ? !nonzero[i] : nonzero[i] != 0;
+            source = nexus ? spec : spec + " (--use-mask: nonzero = use)";
+            return use;
+        }
         const std::size_t colon = spec.rfind(':');
         if (colon == std::string::npos || colon == 0)
             throw Error(ErrorCode::bad_argument, "mask '" + spec + "': expected FILE:PATH");

@@ -109,8 +109,8 @@ Handle open_file(const std::string& path, bool write) {
     if (H5Fis_hdf5(path.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         if (looks_like_edf(path))
-            throw Error(ErrorCode::bad_argument, path + ": an EDF image (ESRF data format), not an HDF5 file; convert it to HDF5 "
-                                                        "first (README, \"Masks from EDF files\", has the line that does it)");
+            throw Error(ErrorCode::bad_argument, path + ": an EDF image (ESRF data format), not an HDF5 file; a mask in EDF is "
+                                                        "given as the file alone (--mask FILE.edf, no :PATH)");
         throw Error(ErrorCode::bad_argument, path + ": not an HDF5 file");
     }
     const hid_t id = H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -390,6 +390,33 @@ std::string read_text_attribute(hid_t loc, const std::string& object, const std:
     std::string out(size, '\0');
     if (H5Aread(a.get(), type.get(), out.data()) < 0) throw failure(object + ": cannot read attribute " + name);
     out.resize(std::strlen(out.c_str()));
+    return out;
+}
+
+std::vector<std::string> read_text_list(hid_t dataset, const std::string& what) {
+    Handle type(H5Dget_type(dataset), H5Tclose, what);
+    Handle space(H5Dget_space(dataset), H5Sclose, what);
+    if (H5Tget_class(type.get()) != H5T_STRING || H5Sget_simple_extent_ndims(space.get()) > 1)
+        throw Error(ErrorCode::bad_argument, what + ": not a list of strings");
+    const auto n = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get()));
+    std::vector<std::string> out;
+    if (H5Tis_variable_str(type.get()) > 0) {
+        Handle mem(H5Tcopy(H5T_C_S1), H5Tclose, what);
+        H5Tset_size(mem.get(), H5T_VARIABLE);
+        H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
+        std::vector<char*> text(n, nullptr);
+        if (H5Dread(dataset, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, text.data()) < 0) throw failure(what + ": cannot read");
+        for (char* t : text) out.emplace_back(t ? t : "");
+        H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, text.data());
+        return out;
+    }
+    const std::size_t size = H5Tget_size(type.get());
+    std::vector<char> raw(n * size);
+    if (H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0) throw failure(what + ": cannot read");
+    for (std::size_t i = 0; i < n; ++i) {
+        const char* p = raw.data() + i * size;
+        out.emplace_back(p, strnlen(p, size));
+    }
     return out;
 }
 

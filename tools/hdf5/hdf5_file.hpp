@@ -101,6 +101,8 @@ std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& objec
 std::vector<double> read_double_attribute(hid_t loc, const std::string& object, const std::string& name);
 // One string (variable-length, as h5py writes them, or fixed-length); anything else is refused.
 std::string read_text_attribute(hid_t loc, const std::string& object, const std::string& name);
+// A 1-D dataset of strings (variable-length, as h5py's string_dtype, or fixed-length).
+std::vector<std::string> read_text_list(hid_t dataset, const std::string& what);
 
 // Refuses, naming `what`, a chunk the chunk index says has `bytes` bytes at byte `address` of a
 // file of file_bytes (address UINT64_MAX: not known), when it is larger than the file or than
