@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <set>
 
 #include "bslz4/error.hpp"
 #include "command_line.hpp"
@@ -141,6 +142,17 @@ CampaignPlan plan_campaign(const SparseJob& options, const std::vector<std::stri
         if (file_name_of(input).empty()) throw UsageError("input '" + input + "' names a folder, not a file");
         outputs.push_back(sparse_output_name(input, dir));
     }
+    // Inputs of one name in different folders (LImA's eiger_0000.h5 in every scan folder):
+    // every output then keeps its input's folder name too, DIR/FOLDER_NAME_sparse.h5, as
+    // ImageD11 names its sparse files; names that still collide are refused below.
+    if (std::set<std::string>(outputs.begin(), outputs.end()).size() != outputs.size())
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            const std::string folder = file_name_of(std::filesystem::path(inputs[i]).parent_path().string());
+            if (!folder.empty() && folder != "." && folder != "..")
+                outputs[i] = sparse_output_name(std::filesystem::path(inputs[i]).parent_path().string() + "/" + folder + "_" +
+                                                    file_name_of(inputs[i]),
+                                                dir);
+        }
     CampaignPlan plan = plan_named_campaign(options, inputs, outputs);
     plan.dir = dir;
     return plan;
