@@ -30,10 +30,12 @@ from ._hdf5 import bslz4_to_sparse
 from ._matrix import FixedPointMatrix, fixed_point_matrix
 from ._plan import plan
 from .matrix_file import MatrixFile, load_matrix
+from .scan import Batch, scan_batches
 
 version = __version__ = "0.1.0"  # the Meson project's version
 
 __all__ = [
+    "Batch",
     "CODEC_LZ4",
     "CODEC_ZSTD",
     "DecodeError",
@@ -55,6 +57,7 @@ __all__ = [
     "locate_chunks",
     "offsets_lengths",
     "plan",
+    "scan_batches",
     "version",
 ]
 

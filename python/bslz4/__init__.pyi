@@ -1,6 +1,6 @@
 # Type stubs of the bslz4 package (the docstrings in the .py files say what each call does, as
 # the C++ header comments do).
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -59,6 +59,18 @@ class MatrixFile:
     def shaped(self, rows: npt.ArrayLike) -> npt.NDArray[Any]: ...
 
 def load_matrix(spec: str) -> MatrixFile: ...
+
+class Batch(NamedTuple):
+    first: int
+    npixels: npt.NDArray[Any]
+    values: npt.NDArray[Any]
+    indices: npt.NDArray[Any]
+    powder: Optional[npt.NDArray[Any]]
+    intensity: Optional[npt.NDArray[np.float64]]
+
+def scan_batches(path: str, cut: float, dataset: Optional[str] = ..., mask: Optional[npt.ArrayLike] = ...,
+                 matrix: Any = ..., batch: int = ..., workers: int = ..., howmany: Optional[int] = ...,
+                 thresholds: Optional[Sequence[float]] = ...) -> Iterator[Batch]: ...
 
 class chunk2sparse:
     mask: npt.NDArray[np.uint8]
