@@ -259,27 +259,27 @@ TEST_CASE("on corrupted blocks the decoder agrees with liblz4 but for the rules 
     CHECK(only_liblz4 > 100);
 }
 
-TEST_CASE("an LZ4 failure on a block that starts like a zstd frame says to try --codec zstd", "[lz4]") {
+TEST_CASE("an LZ4 failure on a block that starts like a zstd frame says to decode it with the zstd codec", "[lz4]") {
     const auto raw = test::random_pixels<std::uint16_t>(20000, 4);
     const auto chunk = encode_chunk(raw, 2, {Codec::zstd, 8192, 3});
-    REQUIRE_THROWS_WITH(decode_chunk(chunk, 2, Codec::lz4), Catch::Contains("(this block starts like a zstd frame: try --codec zstd)"));
+    REQUIRE_THROWS_WITH(decode_chunk(chunk, 2, Codec::lz4), Catch::Contains("(this block starts like a zstd frame: decode it with the zstd codec)"));
     // Not on other LZ4 failures: block 0 starting with a match at offset 0.
     auto lz4 = encode_chunk(raw, 2, {Codec::lz4, 8192, 3});
     lz4[16] = lz4[17] = lz4[18] = 0;
     REQUIRE_THROWS_WITH(decode_chunk(lz4, 2, Codec::lz4), !Catch::Contains("zstd"));
     // The other way round, and a zstd block too small to be the LZ4 block the header implies.
     REQUIRE_THROWS_WITH(decode_chunk(encode_chunk(raw, 2, {Codec::lz4, 8192, 3}), 2, Codec::zstd),
-                        Catch::Contains("try --codec lz4"));
+                        Catch::Contains("decode it with the lz4 codec"));
     const std::vector<std::uint8_t> zeros(40000, 0);
     REQUIRE_THROWS_WITH(decode_chunk(encode_chunk(zeros, 2, {Codec::zstd, 8192, 3}), 2, Codec::lz4),
-                        Catch::Contains("cannot decode") && Catch::Contains("try --codec zstd"));
+                        Catch::Contains("cannot decode") && Catch::Contains("decode it with the zstd codec"));
 }
 
 TEST_CASE("the wrong-codec hint names the other codec only when the block's first bytes point to it", "[lz4]") {
     const std::vector<std::uint8_t> zstd_like = {0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x00}, lz4_like = {0x80, 1, 2, 3, 4, 5, 6, 7, 8};
-    CHECK(detail::wrong_codec_hint(Codec::lz4, zstd_like) == " (this block starts like a zstd frame: try --codec zstd)");
+    CHECK(detail::wrong_codec_hint(Codec::lz4, zstd_like) == " (this block starts like a zstd frame: decode it with the zstd codec)");
     CHECK(detail::wrong_codec_hint(Codec::lz4, lz4_like).empty());
-    CHECK(detail::wrong_codec_hint(Codec::zstd, lz4_like) == " (this block does not start like a zstd frame: try --codec lz4)");
+    CHECK(detail::wrong_codec_hint(Codec::zstd, lz4_like) == " (this block does not start like a zstd frame: decode it with the lz4 codec)");
     CHECK(detail::wrong_codec_hint(Codec::zstd, zstd_like).empty());
     CHECK(detail::wrong_codec_hint(Codec::lz4, std::vector<std::uint8_t>{0x28, 0xB5}).empty());  // too short to tell
 }

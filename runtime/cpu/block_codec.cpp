@@ -7,8 +7,8 @@ namespace bslz4::detail {
 std::string wrong_codec_hint(Codec codec, ByteView src) {
     static constexpr std::uint8_t kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};  // 0xFD2FB528, little-endian
     const bool zstd_like = src.size >= 4 && std::memcmp(src.data, kZstdMagic, 4) == 0;
-    if (codec == Codec::lz4 && zstd_like) return " (this block starts like a zstd frame: try --codec zstd)";
-    if (codec == Codec::zstd && !zstd_like) return " (this block does not start like a zstd frame: try --codec lz4)";
+    if (codec == Codec::lz4 && zstd_like) return " (this block starts like a zstd frame: decode it with the zstd codec)";
+    if (codec == Codec::zstd && !zstd_like) return " (this block does not start like a zstd frame: decode it with the lz4 codec)";
     return "";
 }
 

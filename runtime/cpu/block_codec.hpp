@@ -30,7 +30,8 @@ void compress_zstd(const std::uint8_t* src, std::size_t n, int level, std::vecto
 void compress_block(Codec codec, const std::uint8_t* src, std::size_t n, int level, std::vector<std::uint8_t>& out);
 
 // When a block refused as `codec` looks like the other codec's (a zstd frame's magic number
-// first, or its absence), " (... try --codec X)" for the message; else "".
+// first, or its absence), " (... decode it with the X codec)" for the message, in no one
+// interface's words (the CLI's --codec, Python's codec=, C++'s Codec); else "".
 std::string wrong_codec_hint(Codec codec, ByteView src);
 
 // Why decompress_lz4 refused a block: walks its sequences with every bound and rule checked (the
