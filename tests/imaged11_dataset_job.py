@@ -13,7 +13,6 @@ import io
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
 import interop_env
@@ -28,13 +27,7 @@ except ImportError as e:
 
 TOOL = os.environ["BSLZ4_TOOL"]
 LIMA = "/entry_0000/ESRF-ID11/eiger/data"
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+check = interop_env.check
 
 
 def frames(rng, n, ni, nj):
@@ -128,9 +121,7 @@ def main():
         r = subprocess.run([TOOL, "sparse", "--imaged11", dsfile, "-o", os.path.join(tmp, "x.h5")], capture_output=True,
                            text=True)
         check(r.returncode == 2 and "no -o" in r.stderr, "--imaged11 with -o is refused")
-    if failures:
-        print(f"{len(failures)} failed")
-        sys.exit(1)
+    interop_env.finish()
 
 
 if __name__ == "__main__":

@@ -36,3 +36,20 @@ def pixel_types(np):
     """Our pixel type names and their numpy types."""
     return {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "i8": np.int8,
             "i16": np.int16, "i32": np.int32, "i64": np.int64, "f32": np.float32, "f64": np.float64}
+
+
+# A script's checks: each printed as it is made, the failures counted for finish().
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def finish():
+    """Exits 1 naming how many checks failed, if any did."""
+    if failures:
+        print(f"{len(failures)} failed")
+        sys.exit(1)

@@ -11,7 +11,6 @@ import importlib.util
 import os
 import pathlib
 import subprocess
-import sys
 import tempfile
 import warnings
 
@@ -34,13 +33,7 @@ spec.loader.exec_module(matrix_file)
 
 TOOL = os.environ["BSLZ4_TOOL"]
 SHAPE = (195, 487)
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+check = interop_env.check
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -109,6 +102,4 @@ with tempfile.TemporaryDirectory() as tmp:
           f"axes that do not fit the matrix are refused, naming the file ({r.stderr.strip()[-200:]})")
 
 print("pyFAI %s" % pyFAI.version)
-if failures:
-    print(f"{len(failures)} failed")
-    sys.exit(1)
+interop_env.finish()

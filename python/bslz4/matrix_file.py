@@ -21,7 +21,6 @@ Dark and flat-field corrections are not applied (they are not linear in the fram
 pyFAI the dark-subtracted frames if you need them); the normalisation factor is 1.
 """
 import hashlib
-import json
 import os
 
 import numpy as np
@@ -238,7 +237,3 @@ def write(matrix, spec, poni_text="", made_by="", overwrite=False, inputs=()):
         raise
     return path, group
 
-
-def describe(matrix):
-    return json.dumps({k: (v if isinstance(v, (int, float, str)) else None) for k, v in matrix.items()
-                       if isinstance(v, (int, float, str))})
