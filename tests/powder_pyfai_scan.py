@@ -100,6 +100,14 @@ with tempfile.TemporaryDirectory() as tmp:
                         f"{bad}:/m", "--quiet"], capture_output=True, text=True)
     check(r.returncode != 0 and "npt_rad" in r.stderr and str(bad) in r.stderr and not (tmp / "never.h5").exists(),
           f"axes that do not fit the matrix are refused, naming the file ({r.stderr.strip()[-200:]})")
+    with h5py.File(bad, "a") as f:  # a correction of another size: refused before it is read
+        f["m"].attrs["npt_rad"] = np.int64(140)
+        del f["m/correction"]
+        f["m/correction"] = np.ones(7, np.float32)
+    r = subprocess.run([TOOL, "sparse", str(scan), "-o", str(tmp / "never.h5"), "--cut", "0", "--matrix",
+                        f"{bad}:/m", "--quiet"], capture_output=True, text=True)
+    check(r.returncode != 0 and "correction has 7 values" in r.stderr and not (tmp / "never.h5").exists(),
+          f"a correction of the wrong size is refused ({r.stderr.strip()[-200:]})")
 
 print("pyFAI %s" % pyFAI.version)
 interop_env.finish()

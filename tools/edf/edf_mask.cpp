@@ -54,8 +54,9 @@ Header read_header(std::FILE* f) {
         if (text.size() > kLongestHeader) return h;
     }
     if (c != '}') return h;
-    c = std::fgetc(f);  // the newline after the brace ends the header
+    c = std::fgetc(f);  // the newline after the brace ends the header (when there is one)
     if (c == '\r') c = std::fgetc(f);
+    if (c != '\n' && c != EOF) std::ungetc(c, f);
     h.bytes = static_cast<std::size_t>(std::ftell(f));
     std::size_t at = 1;
     while (at < text.size()) {

@@ -399,6 +399,10 @@ std::vector<std::string> read_text_list(hid_t dataset, const std::string& what) 
     if (H5Tget_class(type.get()) != H5T_STRING || H5Sget_simple_extent_ndims(space.get()) > 1)
         throw Error(ErrorCode::bad_argument, what + ": not a list of strings");
     const auto n = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get()));
+    constexpr std::size_t kMostStrings = 1000000;  // as many as a campaign's list takes
+    if (n > kMostStrings)
+        throw Error(ErrorCode::bad_argument, what + ": " + std::to_string(n) + " strings, more than the " +
+                                                 std::to_string(kMostStrings) + " a list may hold");
     std::vector<std::string> out;
     if (H5Tis_variable_str(type.get()) > 0) {
         Handle mem(H5Tcopy(H5T_C_S1), H5Tclose, what);

@@ -58,11 +58,17 @@ PowderAxes read_axes(hid_t file, const MatrixSpec& spec, const IntegrationMatrix
     PowderAxes axes;
     const std::string g = spec.group;
     if (!h5::exists(file, g + "/correction", spec.file)) return axes;
-    const auto dataset = [&](const char* name, auto zero, hid_t type) {
+    // Each of `expected` elements, checked before anything is read: the file says the sizes.
+    const auto dataset = [&](const char* name, auto zero, hid_t type, std::size_t expected) {
         const std::string path = g + "/" + name;
         if (!h5::exists(file, path, spec.file))
             throw Error(ErrorCode::bad_matrix, std::string("has a correction but no ") + name + " (not bslz4-matrix's?)");
         const h5::Handle d = h5::open_dataset(file, path, spec.file);
+        std::size_t n = 1;
+        for (hsize_t extent : h5::dataset_shape(d.get())) n *= static_cast<std::size_t>(extent);
+        if (n != expected)
+            throw Error(ErrorCode::bad_matrix, std::string(name) + " has " + std::to_string(n) + " values, where " +
+                                                   std::to_string(expected) + " are expected");
         return h5::read_all<decltype(zero)>(d.get(), type, name);
     };
     const auto count = [&](const char* name) -> std::size_t {
@@ -70,14 +76,18 @@ PowderAxes read_axes(hid_t file, const MatrixSpec& spec, const IntegrationMatrix
         const auto v = h5::read_int_attribute(file, g, name);
         return v.size() == 1 && v[0] > 0 ? static_cast<std::size_t>(v[0]) : 0;
     };
-    axes.correction = dataset("correction", float{}, H5T_NATIVE_FLOAT);
-    axes.radial = dataset("radial", double{}, H5T_NATIVE_DOUBLE);
-    const std::string radial = g + "/radial";
-    if (h5::has_attribute(file, radial, "unit", spec.file)) axes.radial_unit = h5::read_text_attribute(file, radial, "unit");
     axes.npt_rad = count("npt_rad");
     axes.npt_azim = std::max<std::size_t>(count("npt_azim"), 1);
+    const auto say = [](std::size_t n) { return std::to_string(n); };
+    if (axes.npt_rad == 0 || axes.npt_rad > m.bins || axes.npt_azim > m.bins || axes.npt_rad * axes.npt_azim != m.bins)
+        throw Error(ErrorCode::bad_matrix, "npt_rad x npt_azim (" + say(axes.npt_rad) + " x " + say(axes.npt_azim) +
+                                               ") is not the matrix's " + say(m.bins) + " bins");
+    axes.correction = dataset("correction", float{}, H5T_NATIVE_FLOAT, m.pixels);
+    axes.radial = dataset("radial", double{}, H5T_NATIVE_DOUBLE, axes.npt_rad);
+    const std::string radial = g + "/radial";
+    if (h5::has_attribute(file, radial, "unit", spec.file)) axes.radial_unit = h5::read_text_attribute(file, radial, "unit");
     if (axes.npt_azim > 1) {
-        axes.azimuthal = dataset("azimuthal", double{}, H5T_NATIVE_DOUBLE);
+        axes.azimuthal = dataset("azimuthal", double{}, H5T_NATIVE_DOUBLE, axes.npt_azim);
         const std::string azimuthal = g + "/azimuthal";
         if (h5::has_attribute(file, azimuthal, "unit", spec.file))
             axes.azimuthal_unit = h5::read_text_attribute(file, azimuthal, "unit");
@@ -86,19 +96,6 @@ PowderAxes read_axes(hid_t file, const MatrixSpec& spec, const IntegrationMatrix
         const auto e = h5::read_double_attribute(file, g, "empty");
         if (e.size() == 1) axes.empty = e[0];
     }
-    const auto say = [](std::size_t n) { return std::to_string(n); };
-    if (axes.correction.size() != m.pixels)
-        throw Error(ErrorCode::bad_matrix, "correction has " + say(axes.correction.size()) + " values, the matrix " +
-                                               say(m.pixels) + " pixels");
-    if (axes.npt_rad == 0 || axes.npt_rad * axes.npt_azim != m.bins)
-        throw Error(ErrorCode::bad_matrix, "npt_rad x npt_azim (" + say(axes.npt_rad) + " x " + say(axes.npt_azim) +
-                                               ") is not the matrix's " + say(m.bins) + " bins");
-    if (axes.radial.size() != axes.npt_rad)
-        throw Error(ErrorCode::bad_matrix, "radial has " + say(axes.radial.size()) + " centres for " + say(axes.npt_rad) +
-                                               " radial bins");
-    if (axes.npt_azim > 1 && axes.azimuthal.size() != axes.npt_azim)
-        throw Error(ErrorCode::bad_matrix, "azimuthal has " + say(axes.azimuthal.size()) + " centres for " +
-                                               say(axes.npt_azim) + " azimuthal bins");
     return axes;
 }
 
