@@ -111,6 +111,22 @@ TEST_CASE("a decoded size other than the frame size is an error, not a short fra
     std::vector<std::uint8_t> mask(30 * 40, 1);
     Chunk2Sparse s(mask, 30, 40, PixelType::u16);
     REQUIRE_THROWS_WITH(s(c, 0), Catch::Contains("frame 0") && Catch::Contains("is not the frame size 2400 bytes"));
+}
+
+TEST_CASE("a wrong decoded size names what it fits: the frame's pixels at another pixel size, or other pixels of this one",
+          "[errors]") {
+    const auto c = good_chunk();  // 2000 bytes of 2-byte pixels
+    // as u8 pixels of its 20 x 50 frame: the pixels are 2 bytes (the u16 they are), or there are twice as many
+    Chunk2Sparse as_u8(std::vector<std::uint8_t>(1000, 1), 20, 50, PixelType::u8);
+    REQUIRE_THROWS_WITH(as_u8(c, 0), Catch::Contains("(it holds the frame's 1000 pixels of 2 bytes (is the pixel type, of 1, "
+                                                     "right?), or 2000 pixels of 1 bytes, the frame (its mask) 1000"));
+    // as u16 of half the frame: 500 pixels of 4 bytes, or 1000 of 2
+    Chunk2Sparse half(std::vector<std::uint8_t>(500, 1), 20, 25, PixelType::u16);
+    REQUIRE_THROWS_WITH(half(c, 0), Catch::Contains("the frame's 500 pixels of 4 bytes (is the pixel type, of 2, right?)") &&
+                                        Catch::Contains("or 1000 pixels of 2 bytes, the frame (its mask) 500 (is the frame's shape right?)"));
+    // 2000 bytes as u32 of 30 x 30: no whole pixels of any size for 900, and 500 of 4 bytes
+    Chunk2Sparse odd(std::vector<std::uint8_t>(900, 1), 30, 30, PixelType::u32);
+    REQUIRE_THROWS_WITH(odd(c, 0), Catch::Contains("(it holds 500 pixels of 4 bytes, the frame (its mask) 900 (is the frame's shape right?))"));
     std::vector<std::uint8_t> out(1999);
     REQUIRE_THROWS_WITH(decode_chunk_into(c, 2, Codec::lz4, out.data(), out.size()), Catch::Contains("output holds 1999"));
 }

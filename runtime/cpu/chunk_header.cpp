@@ -1,6 +1,7 @@
 #include "bslz4/chunk_header.hpp"
 
 #include <string>
+#include <vector>
 
 #include "big_endian.hpp"
 #include "bslz4/error.hpp"
@@ -44,6 +45,25 @@ ChunkHeader parse_chunk_header(ByteView chunk, std::size_t elem_size) {
     return h;
 }
 
+// What a wrong decoded size can mean, for its message: the frame's pixels at another pixel
+// size (the wrong pixel type), or another number of this type's pixels (the wrong frame or
+// mask shape); both where both fit.
+static std::string size_mistake(std::uint64_t decoded, std::uint64_t expected, std::size_t elem_size) {
+    const std::uint64_t npix = expected / elem_size;
+    std::vector<std::string> reads;
+    if (npix && decoded % npix == 0) {
+        const std::uint64_t bytes = decoded / npix;
+        if (bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8)
+            reads.push_back("the frame's " + str(npix) + " pixels of " + str(bytes) + " bytes (is the pixel type, of " +
+                            str(elem_size) + ", right?)");
+    }
+    if (decoded % elem_size == 0)
+        reads.push_back(str(decoded / elem_size) + " pixels of " + str(elem_size) + " bytes, the frame (its mask) " +
+                        str(npix) + " (is the frame's shape right?)");
+    if (reads.empty()) return "";
+    return " (it holds " + reads[0] + (reads.size() > 1 ? ", or " + reads[1] : std::string()) + ")";
+}
+
 BlockLayout block_starts(ByteView chunk, std::size_t elem_size, std::uint64_t expected_bytes) {
     BlockLayout layout;
     layout.header = parse_chunk_header(chunk, elem_size);
@@ -51,7 +71,7 @@ BlockLayout block_starts(ByteView chunk, std::size_t elem_size, std::uint64_t ex
     if (expected_bytes != 0 && h.decoded_bytes != expected_bytes)
         throw Error(ErrorCode::wrong_decoded_size, "header's decoded size " + str(h.decoded_bytes) +
                                                        " bytes is not the frame size " + str(expected_bytes) +
-                                                       " bytes");
+                                                       " bytes" + size_mistake(h.decoded_bytes, expected_bytes, elem_size));
     // Every block takes at least its 4-byte length and one byte of data, so a header claiming
     // more blocks than the chunk can hold is refused before anything is allocated.
     const std::uint64_t n = h.decoded_bytes / elem_size;
