@@ -46,6 +46,13 @@ struct NoBlockWork {
     void operator()(std::size_t, const T*, std::size_t, unsigned) const {}
 };
 
+struct KeepAll {
+    template <class T>
+    std::size_t operator()(const T*, const std::uint32_t*, std::size_t n) const {
+        return n;
+    }
+};
+
 struct NoFrameWork {
     void operator()(std::size_t) const {}
 };
@@ -103,23 +110,29 @@ public:
         return cut;
     }
 
-    // A chunk of integer pixels listed from its bit planes, block by block, then the raw tail.
-    template <class T>
-    std::size_t list_planes(const ChunkDecoder& decoder, WorkerSpace& ws, const PixelThreshold<T>& th, T* ov,
-                            std::uint32_t* oi) {
-        const PlaneCut cut = plane_cut(th);
+    // A chunk of integer pixels listed from its bit planes, block by block, compared with
+    // `planes` (the cut, or 0 for every nonzero pixel), then the raw tail with th. Each block's
+    // n listed pixels go to kept(v, idx, n), which returns how many of them stay (compacted in
+    // place); the tail's raw pixels to tail(first, pixels, n).
+    template <class T, class Kept = KeepAll, class Tail = NoBlockWork>
+    std::size_t list_planes(const ChunkDecoder& decoder, WorkerSpace& ws, const PlaneCut& planes,
+                            const PixelThreshold<T>& th, T* ov, std::uint32_t* oi, Kept&& kept = {}, Tail&& tail = {},
+                            unsigned worker = 0) {
         const BlockLayout& layout = decoder.layout();
         std::size_t count = 0;
         for (std::size_t b = 0; b < layout.n_blocks(); ++b) {
             const PlaneBlock block{decoder.decode_planes(b, ws.scratch), layout.block_elems(b), mask_bits.data(),
                                    static_cast<std::uint32_t>(decoder.block_first(b))};
-            count += collect_planes(block, cut, ov + count, oi + count);
+            const std::size_t n = collect_planes(block, planes, ov + count, oi + count);
+            count += kept(ov + count, oi + count, n);
         }
         if (layout.tail_elems) {
             const std::size_t first = decoder.n_elems() - layout.tail_elems;
             decoder.copy_tail(ws.block.data());
-            count += list_above(reinterpret_cast<const T*>(ws.block.data()), mask.data() + first, layout.tail_elems,
-                                static_cast<std::uint32_t>(first), th, ov + count, oi + count);
+            const T* px = reinterpret_cast<const T*>(ws.block.data());
+            count += list_above(px, mask.data() + first, layout.tail_elems, static_cast<std::uint32_t>(first), th,
+                                ov + count, oi + count);
+            tail(first, px, layout.tail_elems, worker);
         }
         return count;
     }
@@ -138,7 +151,7 @@ public:
             const PixelThreshold<T> th(cut);
             T* ov = reinterpret_cast<T*>(out_v);
             if constexpr (std::is_integral<T>::value && std::is_same<std::decay_t<EachBlock>, NoBlockWork>::value) {
-                if (collect_planes && th.mode != CutMode::none) return list_planes(decoder, ws, th, ov, out_i);
+                if (collect_planes && th.mode != CutMode::none) return list_planes(decoder, ws, plane_cut(th), th, ov, out_i);
             }
             std::size_t count = 0;
             decoder.for_each_block(ws.scratch, ws.block.data(), [&](std::size_t first, const std::uint8_t* px, std::size_t n) {
@@ -178,27 +191,11 @@ public:
         const ChunkDecoder decoder(chunk, bpp, options.codec, npix * bpp);
         WorkerSpace& ws = workers[worker];
         if (ws.block.size() < decoder.buffer_bytes()) ws.block.resize(decoder.buffer_bytes());
-        const BlockLayout& layout = decoder.layout();
-        const PlaneCut nonzero;  // value > 0
-        std::size_t count = 0;
-        for (std::size_t b = 0; b < layout.n_blocks(); ++b) {
-            const PlaneBlock block{decoder.decode_planes(b, ws.scratch), layout.block_elems(b), mask_bits.data(),
-                                   static_cast<std::uint32_t>(decoder.block_first(b))};
-            T* v = ov + count;
-            std::uint32_t* idx = oi + count;
-            const std::size_t n = collect_planes(block, nonzero, v, idx);
+        const auto kept = [&](T* v, std::uint32_t* idx, std::size_t n) {
             each_listed(static_cast<const T*>(v), static_cast<const std::uint32_t*>(idx), n);
-            count += keep_above(v, idx, n, th);
-        }
-        if (layout.tail_elems) {
-            const std::size_t first = decoder.n_elems() - layout.tail_elems;
-            decoder.copy_tail(ws.block.data());
-            const T* px = reinterpret_cast<const T*>(ws.block.data());
-            count += list_above(px, mask.data() + first, layout.tail_elems, static_cast<std::uint32_t>(first), th,
-                                ov + count, oi + count);
-            each_block(first, px, layout.tail_elems, worker);
-        }
-        return count;
+            return keep_above(v, idx, n, th);
+        };
+        return list_planes(decoder, ws, PlaneCut{}, th, ov, oi, kept, each_block, worker);  // PlaneCut{}: value > 0
     }
 
     // Keeps the n listed pixels above th, in place and in order; returns how many.

@@ -360,6 +360,14 @@ std::vector<std::int64_t> read_int_attribute(hid_t loc, const std::string& objec
     return out;
 }
 
+// The memory type a variable-length string of the file's `type` is read as (its character set kept).
+static Handle variable_text_type(hid_t type, const std::string& what) {
+    Handle mem(H5Tcopy(H5T_C_S1), H5Tclose, what);
+    H5Tset_size(mem.get(), H5T_VARIABLE);
+    H5Tset_cset(mem.get(), H5Tget_cset(type));
+    return mem;
+}
+
 std::vector<double> read_double_attribute(hid_t loc, const std::string& object, const std::string& name) {
     Handle a(H5Aopen_by_name(loc, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
              object + ": no attribute " + name);
@@ -377,9 +385,7 @@ std::string read_text_attribute(hid_t loc, const std::string& object, const std:
     if (H5Tget_class(type.get()) != H5T_STRING || H5Sget_simple_extent_npoints(space.get()) != 1)
         throw Error(ErrorCode::bad_argument, object + ": attribute " + name + " is not one string");
     if (H5Tis_variable_str(type.get()) > 0) {
-        Handle mem(H5Tcopy(H5T_C_S1), H5Tclose, name);
-        H5Tset_size(mem.get(), H5T_VARIABLE);
-        H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
+        const Handle mem = variable_text_type(type.get(), name);
         char* text = nullptr;
         if (H5Aread(a.get(), mem.get(), &text) < 0) throw failure(object + ": cannot read attribute " + name);
         std::string out = text ? text : "";
@@ -405,9 +411,7 @@ std::vector<std::string> read_text_list(hid_t dataset, const std::string& what) 
                                                  std::to_string(kMostStrings) + " a list may hold");
     std::vector<std::string> out;
     if (H5Tis_variable_str(type.get()) > 0) {
-        Handle mem(H5Tcopy(H5T_C_S1), H5Tclose, what);
-        H5Tset_size(mem.get(), H5T_VARIABLE);
-        H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
+        const Handle mem = variable_text_type(type.get(), what);
         std::vector<char*> text(n, nullptr);
         if (H5Dread(dataset, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, text.data()) < 0) throw failure(what + ": cannot read");
         for (char* t : text) out.emplace_back(t ? t : "");

@@ -129,13 +129,14 @@ void append_rows(hid_t dataset, hid_t type, const void* data, std::size_t rows, 
         throw h5::failure(std::string("cannot write ") + name);
 }
 
-// A whole dataset of `shape` float64 values.
-void write_doubles(hid_t group, const char* name, const std::vector<hsize_t>& shape, const std::vector<double>& v) {
+// A whole dataset of `shape` float64 values; returns it open (for its attributes).
+h5::Handle write_doubles(hid_t group, const char* name, const std::vector<hsize_t>& shape, const std::vector<double>& v) {
     h5::Handle space(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), H5Sclose, name);
     h5::Handle d(H5Dcreate2(group, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
                  std::string("cannot create dataset ") + name);
     if (H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
         throw h5::failure(std::string("cannot write ") + name);
+    return d;
 }
 
 // bad_frames' row in memory, and its type (the file's is the same, packed).
@@ -462,14 +463,10 @@ void SparseOutput::start_group(const std::string& group_path, const std::string&
             datasets_.push_back(series(g, "powder_intensity", H5T_IEEE_F64LE, row, 16));
             attribute(datasets_.back().get(), "empty", axes.empty);
             write_doubles(g, "powder_normalisation", row, info_.normalisation);
-            write_doubles(g, "powder_radial", {axes.npt_rad}, axes.radial);
-            h5::Handle radial(H5Dopen2(g, "powder_radial", H5P_DEFAULT), H5Dclose, "powder_radial");
-            attribute(radial.get(), "units", axes.radial_unit);
-            if (axes.npt_azim > 1) {
-                write_doubles(g, "powder_azimuthal", {axes.npt_azim}, axes.azimuthal);
-                h5::Handle azimuthal(H5Dopen2(g, "powder_azimuthal", H5P_DEFAULT), H5Dclose, "powder_azimuthal");
-                attribute(azimuthal.get(), "units", axes.azimuthal_unit);
-            }
+            attribute(write_doubles(g, "powder_radial", {axes.npt_rad}, axes.radial).get(), "units", axes.radial_unit);
+            if (axes.npt_azim > 1)
+                attribute(write_doubles(g, "powder_azimuthal", {axes.npt_azim}, axes.azimuthal).get(), "units",
+                          axes.azimuthal_unit);
         }
     }
     bad_frames_ = series(g, "bad_frames", bad_frame_type(true).get(), 0, 64);
