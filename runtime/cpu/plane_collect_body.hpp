@@ -63,6 +63,14 @@ bool compare_planes(const PlaneBlock& block, std::size_t w0, std::size_t nw, con
     for (unsigned p = 0; p < kPlanes; ++p) {
         const std::uint8_t* plane = stripe + p * nb;
         const std::uint64_t inv = ((cut.flip >> p) & 1) ? ~std::uint64_t{0} : 0;
+        // A plane with no set bit at all (most planes of a background) changes nothing unless
+        // flipped: one pass of loads and ORs decides it, before the pass that reads the mask
+        // and writes gt.
+        if (!inv) {
+            std::uint64_t raw = 0;
+            for (std::size_t w = 0; w < nw; ++w) raw |= load_word(plane + 8 * w);
+            if (!raw) continue;
+        }
         std::uint64_t any = 0;
         if (p >= low) {
             for (std::size_t w = 0; w < nw; ++w) {
