@@ -136,17 +136,22 @@ python_package_tests() {
     fi
     local pip=("$venv/bin/pip" install -q --disable-pip-version-check)
     "${pip[@]}" meson-python meson ninja pybind11 pytest scipy || return 1
-    # Only the extension's target (and what it needs): the library and the command are the main build's.
-    local target
-    target=python/_bslz4$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-    local args=(-Ccompile-args=-j2 "-Ccompile-args=$target" "-Cbuild-dir=$build/python-build")
+    # Only the extensions' targets (and what they need): the library and the command are the main
+    # build's. _scan (sparse_scan, with HDF5) is there when the main build found HDF5.
+    local suffix target
+    suffix=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+    target=python/_bslz4$suffix
+    local args=(-Ccompile-args=-j2 "-Ccompile-args=$target" "-Cbuild-dir=$build/python-build") scan=()
+    if grep -q BSLZ4_HAVE_HDF5 "$build/compile_commands.json" 2>/dev/null; then
+        scan=("-Ccompile-args=python/_scan$suffix")
+    fi
     local nvcc
     if nvcc=$(command -v nvcc) && [ -f "$build/fatbin/bslz4_kernels.fatbin" ]; then
         args+=("-Csetup-args=-Dprebuilt_fatbin=$build/fatbin/bslz4_kernels.fatbin"
                "-Csetup-args=-Dgpu_include=$(dirname "$(dirname "$nvcc")")/include")
     fi
     echo "bootstrap: pip install . (the Python package) into $venv"
-    PATH="$venv/bin:$PATH" "${pip[@]}" --no-build-isolation "${args[@]}" . || return 1
+    PATH="$venv/bin:$PATH" "${pip[@]}" --no-build-isolation "${args[@]}" "${scan[@]}" . || return 1
     echo "bootstrap: the Python package's tests (tests/python)"
     (cd tests/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider -rs .) || rc=1
     if [ -d "$seed16/bslz4_to_sparse" ] ||
@@ -165,6 +170,7 @@ python_package_tests() {
 # wheels) crashed in its first constructor on Ubuntu 24.04 when the process had loaded the
 # system's libstdc++ first: the library's start-up paths then used iostreams and locales, whose
 # objects the two copies mix. The extension is built so (-static-libstdc++, its own build folder,
+# without HDF5: only _bslz4 is built, and sparse_scan's tests skip there;
 # a wheel unpacked apart from the venv's package), checked to need no libstdc++.so, and the
 # Python tests run in a process that loads the system's libstdc++ before importing it.
 static_libstdcxx_tests() {
@@ -175,7 +181,7 @@ static_libstdcxx_tests() {
     echo "bootstrap: the extension with libstdc++ linked statically ($out)"
     PATH="$venv/bin:$PATH" "$venv/bin/pip" wheel -q --disable-pip-version-check --no-deps --no-build-isolation -w "$out/wheel" \
         -Ccompile-args=-j2 "-Ccompile-args=$target" "-Cbuild-dir=$build/python-build-static" \
-        "-Csetup-args=-Dcpp_link_args=-static-libstdc++" "$@" . || return 1
+        "-Csetup-args=-Dcpp_link_args=-static-libstdc++" -Csetup-args=-Dhdf5=disabled "$@" . || return 1
     "$venv/bin/python" -m zipfile -e "$out"/wheel/bslz4-*.whl "$out/site" || return 1
     local module
     module=$(find "$out/site/bslz4" -maxdepth 1 -name '_bslz4*.so' | head -1)

@@ -659,6 +659,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
                         summary.first_bad.push_back({scan.datasets[p.d].path, e});
                 writer->append(std::move(rows));
                 progress.update(summary.frames);
+                if (job.on_batch) job.on_batch(summary.frames, b - a);
                 times.handing += seconds_since(h0);
                 return !stop;
             };

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct SparseJob {
     // empty: GPU 0. Naming any with no GPU present is an error, not a run on the CPU.
     std::vector<int> devices;
     bool quiet = false;  // no progress
+    // Called after each batch is handed to the writer, with the frames done and the frames of the
+    // job, on the thread that called run_sparse_job (Python's progress callback). Empty: none.
+    std::function<void(std::size_t done, std::size_t total)> on_batch;
     // An existing output may be replaced (--overwrite); else the run is refused before it reads.
     bool overwrite = false;
     // Where the job's notices go as it runs (stale temporaries removed, a mask that masks most of

@@ -31,6 +31,7 @@ from ._matrix import FixedPointMatrix, fixed_point_matrix
 from ._plan import plan
 from .matrix_file import MatrixFile, load_matrix
 from .scan import Batch, scan_batches
+from .scan_job import sparse_scan
 
 version = __version__ = "0.1.0"  # the Meson project's version
 
@@ -58,6 +59,7 @@ __all__ = [
     "offsets_lengths",
     "plan",
     "scan_batches",
+    "sparse_scan",
     "version",
 ]
 

@@ -1,6 +1,6 @@
 # Type stubs of the bslz4 package (the docstrings in the .py files say what each call does, as
 # the C++ header comments do).
-from typing import Any, Iterator, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -71,6 +71,15 @@ class Batch(NamedTuple):
 def scan_batches(path: str, cut: float, dataset: Optional[str] = ..., mask: Optional[npt.ArrayLike] = ...,
                  matrix: Any = ..., batch: int = ..., workers: int = ..., howmany: Optional[int] = ...,
                  thresholds: Optional[Sequence[float]] = ...) -> Iterator[Batch]: ...
+
+def sparse_scan(input: str, output: str, cut: Optional[float] = ..., *, dataset: Optional[str] = ...,
+                mask: Optional[str] = ..., use_mask: Optional[str] = ..., no_mask: bool = ...,
+                matrix: Optional[str] = ..., acc: str = ..., frames: Optional[str] = ..., where: str = ...,
+                devices: Union[None, str, Sequence[int]] = ..., overwrite: bool = ..., per_file: bool = ...,
+                compression: str = ..., on_error: str = ..., howmany: Optional[int] = ...,
+                thresholds: Optional[Sequence[float]] = ..., pixels_in_spot: Optional[int] = ...,
+                preset: Optional[str] = ..., readers: int = ...,
+                progress: Union[None, bool, Callable[[int, int], Any]] = ...) -> Dict[str, Any]: ...
 
 class chunk2sparse:
     mask: npt.NDArray[np.uint8]

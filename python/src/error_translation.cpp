@@ -12,8 +12,6 @@ namespace py = pybind11;
 
 namespace bslz4::python {
 
-namespace {
-
 void raise_python(const Error& e) {
     const ErrorCode code = e.code();
     if (code == ErrorCode::bad_argument || code == ErrorCode::bad_matrix) {
@@ -27,8 +25,6 @@ void raise_python(const Error& e) {
         PyErr_SetString(PyExc_RuntimeError, e.what());
     }
 }
-
-}  // namespace
 
 void bind_errors(py::module_& m) {
     py::register_exception_translator([](std::exception_ptr p) {

@@ -2,7 +2,14 @@
 #pragma once
 #include <pybind11/pybind11.h>
 
+namespace bslz4 {
+class Error;
+}
+
 namespace bslz4::python {
+
+// Sets Python's error for e, as bind_errors' translator does (the _scan module raises through it).
+void raise_python(const Error& e);
 
 void bind_errors(pybind11::module_& m);        // bslz4::Error -> ValueError, bslz4.DecodeError, ...
 void bind_matrices(pybind11::module_& m);      // normalise_matrix, fold_mask, fixed_point_matrix
