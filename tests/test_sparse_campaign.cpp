@@ -417,3 +417,62 @@ TEST_CASE("a stop during a campaign ends the scan in hand at its batch, marked i
     CHECK(partial.nframes.at(0) < static_cast<std::int64_t>(kLongFrames));
     CHECK_FALSE(std::filesystem::exists(plan.outputs[2]));
 }
+
+namespace {
+
+std::string bytes_of_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("--resume runs only the scans not finished; a file at an output's name that is not that scan's finished output "
+          "fails that input and is left as it is",
+          "[sparse-campaign]") {
+    const std::string root = fresh_folder("campaign_resume");
+    std::vector<std::string> in;
+    for (int k = 1; k <= 4; ++k) {
+        in.push_back(root + "/s" + std::to_string(k) + ".h5");
+        write_campaign_scan(in.back(), 40 + k, 10 + k);
+    }
+    const std::string out = root + "/out/";
+    const auto output = [&](int k) { return tool::sparse_output_name(in[k], out); };
+    // s1 and s2 done, as an interrupted campaign leaves them
+    REQUIRE(run_tool("sparse " + in[0] + " " + in[1] + " -o " + out + " --cut 4 --cpu --quiet").code == 0);
+    const std::string finished = bytes_of_file(output(0));
+    // s2's output replaced by one cut elsewhere, s3's name taken by a file that is not HDF5
+    REQUIRE(run_tool("sparse --overwrite " + in[1] + " -o " + output(1) + " --cut 2 --cpu --quiet").code == 0);
+    const std::string other_cut = bytes_of_file(output(1));
+    write_text(output(2), "not an output\n");
+    const std::string reference = temp_path("campaign_resume_reference.h5");
+    REQUIRE(run_tool("sparse --overwrite " + in[3] + " -o " + reference + " --cut 4 --cpu --quiet").code == 0);
+
+    const test::ToolResult r =
+        run_tool("sparse --resume " + in[0] + " " + in[1] + " " + in[2] + " " + in[3] + " -o " + out + " --cut 4 --cpu");
+    INFO(r.out << r.err);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.out, Catch::Contains(in[0] + " -> " + output(0) + ": done before (complete), not run again"));
+    CHECK(bytes_of_file(output(0)) == finished);
+    CHECK_THAT(r.err, Catch::Contains(output(1) + " exists but is not this scan's finished output (group /entry/data/data "
+                                                  "was cut at 2") &&
+                          Catch::Contains("left as it is; give --overwrite to replace it"));
+    CHECK(bytes_of_file(output(1)) == other_cut);
+    CHECK_THAT(r.err, Catch::Contains(output(2) + " exists but cannot be read as an output"));
+    CHECK(bytes_of_file(output(2)) == "not an output\n");
+    CHECK(content_of(output(3)) == content_of(reference));
+    CHECK_THAT(r.out, Catch::Contains("1 done (1 before), 2 failed, 0 not done"));
+
+    // once the two are dealt with, a second resume finishes with nothing left to run
+    std::filesystem::remove(output(1));
+    std::filesystem::remove(output(2));
+    const test::ToolResult again = run_tool("sparse --resume --json " + in[0] + " " + in[1] + " " + in[2] + " " + in[3] +
+                                            " -o " + out + " --cut 4 --cpu");
+    INFO(again.out << again.err);
+    CHECK(again.code == 0);
+    CHECK_THAT(again.out, Catch::Contains("\"done\": 2") && Catch::Contains("\"done_before\": 2"));
+    CHECK(bytes_of_file(output(0)) == finished);
+
+    CHECK(run_tool("sparse --resume " + in[0] + " -o " + root + "/one.h5 --cut 4 --cpu").code == 2);
+    CHECK(run_tool("sparse --resume --overwrite " + in[0] + " " + in[1] + " -o " + out + " --cut 4 --cpu").code == 2);
+}

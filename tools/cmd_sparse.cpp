@@ -123,6 +123,10 @@ constexpr const char* kHelp =
     "                       given here takes the file's place. No inputs, no -o\n"
     "  --shard K/N          only inputs K, K+N, K+2N... of the list (0 <= K < N), e.g.\n"
     "                       --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT in a job array\n"
+    "  --resume             run again after a stop: an input whose output is finished (written\n"
+    "                       by bslz4 sparse from that input with this --cut, complete = 1) is not\n"
+    "                       run again; any other file at an output's name fails that input and\n"
+    "                       is left as it is (--overwrite replaces them all)\n"
     "A failed scan is reported (bslz4: FILE: problem) and the others go on; a line per scan and\n"
     "a total go to stdout (with --quiet only the lines of scans FAILED, INTERRUPTED or with bad\n"
     "frames, and then the total). Ctrl-C stops after the current batch (what that scan wrote is\n"
@@ -177,7 +181,7 @@ int cmd_sparse(const Args& raw) {
         raw, {"--dataset", "-o", "--cut", "--mask", "--use-mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
               "--readers", "--on-error", "--howmany", "--thresholds", "--pixels-in-spot", "--compression", "--imaged11",
               "--preset"},
-        {"--no-mask", "--cpu", "--gpu", "--quiet", "--json", "--per-file", "--overwrite"});
+        {"--no-mask", "--cpu", "--gpu", "--quiet", "--json", "--per-file", "--overwrite", "--resume"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
         return 0;
@@ -202,6 +206,10 @@ int cmd_sparse(const Args& raw) {
         throw UsageError(campaign ? "give the folder of the outputs with -o DIR"
                                   : "give the output file with -o OUTPUT.h5");
     if (!imaged11 && !args.has("--cut")) throw UsageError("give the cut with --cut C");
+    if (args.has("--resume") && !campaign)
+        throw UsageError("--resume goes with several scans (-o DIR, --list, --shard or --imaged11): one output is "
+                         "refused if it exists, or replaced with --overwrite");
+    if (args.has("--resume") && args.has("--overwrite")) throw UsageError("give --resume or --overwrite, not both");
     if (args.has("--cpu") && args.has("--gpu")) throw UsageError("give --cpu or --gpu, not both");
     if (args.has("--mask") + args.has("--use-mask") + args.has("--no-mask") > 1)
         throw UsageError("give one of --mask FILE:PATH (nonzero = do not use), --use-mask FILE:PATH (nonzero = use) or --no-mask");
@@ -217,6 +225,7 @@ int cmd_sparse(const Args& raw) {
     if (!std::isfinite(job.cut))
         throw UsageError("--cut " + args.get("--cut") + ": the cut must be a finite number (pixels > C are listed)");
     job.overwrite = args.has("--overwrite");
+    job.resume = args.has("--resume");
     job.mask_spec = args.get("--mask");
     job.use_mask_spec = args.get("--use-mask");
     for (const char* option : {"--mask", "--use-mask"}) {

@@ -1,5 +1,7 @@
 #include "sparse_campaign.hpp"
 
+#include "hdf5/finished_output.hpp"
+
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -302,7 +304,7 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
                                                     " of the " + std::to_string(plan.inputs.size()) + " inputs"
                                               : std::to_string(mine.size()) + " inputs";
     // This shard's outputs only: other shards of the job array may have written theirs already.
-    if (!options.overwrite) {
+    if (!options.overwrite && !options.resume) {
         std::vector<std::string> existing;
         for (const std::size_t i : mine) {
             struct stat st {};
@@ -347,7 +349,34 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
         job.output = plan.outputs[mine[next]];
         std::string problem;
         SparseSummary s;
-        try {
+        if (options.resume && !options.overwrite) {
+            struct stat st {};
+            try {
+                if (lstat(job.output.c_str(), &st) == 0) {
+                    if (const std::string refusal = output_over_files_read(job); !refusal.empty()) throw UsageError(refusal);
+                    const std::string why = unfinished_because(job.output, job.input, job.cut);
+                    if (why.empty()) {
+                        ++report.done_before;
+                        if (options.json)
+                            std::fprintf(out, "%s\n", JsonLine().add("kind", "scan").add("input", job.input)
+                                                          .add("output", job.output).add("status", "done_before").str().c_str());
+                        else if (!options.quiet)
+                            std::fprintf(out, "%s -> %s: done before (complete), not run again\n", job.input.c_str(),
+                                         job.output.c_str());
+                        std::fflush(out);
+                        continue;
+                    }
+                    problem = job.output + " exists but is not this scan's finished output (" + why +
+                              "): left as it is; give --overwrite to replace it";
+                }
+            } catch (const UsageError&) {
+                throw;
+            } catch (const std::exception& e) {
+                problem = job.output + " exists but cannot be read as an output (" + std::string(e.what()) +
+                          "): left as it is";
+            }
+        }
+        if (problem.empty()) try {
             s = run_sparse_file(job, stop);
         } catch (const std::bad_alloc&) {
             problem = "out of memory";
@@ -407,13 +436,16 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
         JsonLine j;
         j.add("kind", "total").add("shard", std::to_string(shard.index) + "/" + std::to_string(shard.count));
         j.add("inputs", mine.size()).add("done", report.done).add("failed", report.failed).add("not_done", report.not_done);
+        j.add("done_before", report.done_before);
         j.add("with_bad_frames", report.with_bad_frames).add("frames", frames).add("pixels", pixels).add("seconds", seconds);
         j.add("frames_per_s", seconds > 0 ? frames / seconds : 0.0).add("exit_code", static_cast<std::size_t>(report.exit_code()));
         std::fprintf(out, "%s\n", j.str().c_str());
     } else if (!options.quiet || report.exit_code() != 0) {
         std::fprintf(out,
-                     "total (%s): %zu done, %zu failed, %zu not done, %zu with bad frames; %zu frames, %zu pixels kept, %.2f s, %s\n",
-                     which.c_str(), report.done, report.failed, report.not_done, report.with_bad_frames, frames, pixels, seconds,
+                     "total (%s): %zu done%s, %zu failed, %zu not done, %zu with bad frames; %zu frames, %zu pixels kept, %.2f s, %s\n",
+                     which.c_str(), report.done,
+                     options.resume ? (" (" + std::to_string(report.done_before) + " before)").c_str() : "", report.failed,
+                     report.not_done, report.with_bad_frames, frames, pixels, seconds,
                      per_second(static_cast<double>(frames), seconds).c_str());
     }
     std::fflush(out);

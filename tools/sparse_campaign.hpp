@@ -82,6 +82,9 @@ void report_bad_frames(const SparseSummary& s, const std::string& output, std::F
 
 struct CampaignReport {
     std::size_t done = 0, failed = 0, not_done = 0;  // this shard's inputs
+    // With --resume (SparseJob::resume), the inputs whose output was finished already: not run,
+    // counted apart from done.
+    std::size_t done_before = 0;
     // Of those done, the outputs holding bad frames (--on-error skip): complete, but the exit
     // status says that something was wrong, as for a failed file.
     std::size_t with_bad_frames = 0;

@@ -38,6 +38,10 @@ struct SparseJob {
     std::function<void(std::size_t done, std::size_t total)> on_batch;
     // An existing output may be replaced (--overwrite); else the run is refused before it reads.
     bool overwrite = false;
+    // A campaign's --resume: an input whose output exists and says it is finished (written by
+    // bslz4 sparse from that input with this cut, every group complete) is not run again; any
+    // other file at an output's name is a failed input, left as it is (finished_output.hpp).
+    bool resume = false;
     // Where the job's notices go as it runs (stale temporaries removed, a mask that masks most of
     // the frame); null: nowhere.
     std::FILE* notices = stderr;
