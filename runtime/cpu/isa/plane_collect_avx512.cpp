@@ -14,7 +14,8 @@ namespace {
 inline unsigned pop(std::uint64_t x) { return static_cast<unsigned>(_mm_popcnt_u64(x)); }
 
 // Indices of the hit lanes: their lane numbers compressed as bytes (one compress for the
-// word), widened 16 at a time; most words hold a hit or two, so one widening serves.
+// word), widened 16 at a time in registers (a store and reload of the bytes would wait on the
+// store); most words hold a hit or two, so one widening serves.
 inline std::size_t store_indices(std::uint64_t hits, std::uint32_t first, std::uint32_t* out_i) {
     const __m512i lanes = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45,
                                           44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26,
@@ -23,13 +24,15 @@ inline std::size_t store_indices(std::uint64_t hits, std::uint32_t first, std::u
     const __m512i packed = _mm512_maskz_compress_epi8(hits, lanes);
     const __m512i base = _mm512_set1_epi32(static_cast<int>(first));
     const unsigned n = pop(hits);
-    alignas(64) std::uint8_t bytes[64];
-    _mm512_store_si512(bytes, packed);
-    for (unsigned j = 0; j < n; j += 16) {
-        const __m512i idx = _mm512_add_epi32(base, _mm512_maskz_cvtepu8_epi32(0xFFFF, _mm_load_si128(reinterpret_cast<const __m128i*>(bytes + j))));
+    const auto widen = [&](__m128i bytes, unsigned j) {
+        const __m512i idx = _mm512_add_epi32(base, _mm512_cvtepu8_epi32(bytes));
         const unsigned left = n - j < 16 ? n - j : 16;
         _mm512_mask_storeu_epi32(out_i + j, static_cast<__mmask16>(_bzhi_u32(~0u, left)), idx);
-    }
+    };
+    widen(_mm512_castsi512_si128(packed), 0);
+    if (n > 16) widen(_mm512_extracti32x4_epi32(packed, 1), 16);
+    if (n > 32) widen(_mm512_extracti32x4_epi32(packed, 2), 32);
+    if (n > 48) widen(_mm512_extracti32x4_epi32(packed, 3), 48);
     return n;
 }
 
