@@ -91,3 +91,39 @@ TEST_CASE("caller's rows the GPU call cannot use are refused before anything run
     REQUIRE(buffer.misplaced(got).empty());
     require_same(got, cpu.multi(s.views(), 1.0));
 }
+
+TEST_CASE("the GPU CSC class copies its powders into the caller's powder rows, the CPU's bit for bit, in pieces when "
+          "large, and writes nothing past the call's frames",
+          "[gpu][list_rows][integrate]") {
+    const test::Stack s = test::eiger_stack(211, 307, PixelType::u32, 23);
+    const std::size_t npix = s.ni * s.nj;
+    // 40,000 bins of i64: 320 kB a frame, so a group's copy (several frames) is shared out.
+    for (const std::size_t bins : {std::size_t{33}, std::size_t{40000}}) {
+        INFO("bins " << bins);
+        const IntegrationMatrix m =
+            fixed_point_matrix(normalise_matrix(test::random_csr(bins, npix, 1.5, 3).input()), s.type);
+        cuda::Chunk2SparseCSC gpu(s.mask, s.ni, s.nj, s.type, m, Accumulator::i64, {8, 8, cuda::Unblock::gpu, -1, Codec::lz4});
+        Chunk2SparseCSC cpu(s.mask, s.ni, s.nj, s.type, m, Accumulator::i64);
+        const IntegratedBatch want = cpu.multi(s.views(), 4.0);
+        ListRowsBuffer rows(23, npix, npix, s.type);
+        constexpr std::int64_t kMark = 0x5A5A5A5A5A5A5A5A;
+        std::vector<std::int64_t> powders((23 + 2) * bins, kMark);  // two rows more than the call's frames
+        ListRows r = rows.rows();
+        r.powder_rows = powders.data();
+        const IntegratedBatch got = gpu.multi(s.views(), 4.0, r);
+        REQUIRE(got.powder.data == powders.data());
+        REQUIRE(std::memcmp(powders.data(), want.powder.data, 23 * bins * 8) == 0);
+        for (std::size_t k = 23 * bins; k < powders.size(); ++k) REQUIRE(powders[k] == kMark);
+        require_same(got.sparse, want.sparse);
+        // Without powder rows: the object's own buffer, the same sums.
+        const IntegratedBatch own = gpu.multi(s.views(), 4.0, rows.rows());
+        REQUIRE(own.powder.data != powders.data());
+        REQUIRE(std::memcmp(own.powder.data, want.powder.data, 23 * bins * 8) == 0);
+        // Misaligned, or too few rows: refused before anything runs.
+        r.powder_rows = reinterpret_cast<std::uint8_t*>(powders.data()) + 4;
+        REQUIRE(test::code_thrown_by([&] { gpu.multi(s.views(), 4.0, r); }) == ErrorCode::bad_argument);
+        r.powder_rows = powders.data();
+        r.rows = 22;
+        REQUIRE(test::code_thrown_by([&] { gpu.multi(s.views(), 4.0, r); }) == ErrorCode::bad_argument);
+    }
+}

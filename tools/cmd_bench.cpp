@@ -135,6 +135,18 @@ GpuFigures bench_gpu(const EigerStack& stack, const IntegrationMatrix& matrix, d
     }
     std::printf("ceilings: device-to-device copy %.1f GB/s (read + write), host-to-device %s, %.1f GB/s pageable\n", d2d,
                 pinned_text.c_str(), h2d_pageable);
+    // The way results come back (powders, lists): what a call's copies to the caller compare with.
+    const double d2h_pageable = cuda::copy_bandwidth(cuda::Copy::device_to_pageable, kCopyBytes, device);
+    std::string d2h_pinned_text = "pinned: none";
+    try {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.1f GB/s pinned",
+                      cuda::copy_bandwidth(cuda::Copy::device_to_pinned, kCopyBytes, device));
+        d2h_pinned_text = text;
+    } catch (const Error& e) {
+        if (e.code() != ErrorCode::out_of_memory) throw;
+    }
+    std::printf("          device-to-host %s, %.1f GB/s pageable\n", d2h_pinned_text.c_str(), d2h_pageable);
     const auto of_pinned = [h2d_pinned](double gb_per_s) {
         char text[64];
         if (h2d_pinned > 0) std::snprintf(text, sizeof text, "%.2f x pinned host-to-device", gb_per_s / h2d_pinned);

@@ -31,7 +31,8 @@ std::vector<ByteView> EigerStack::views(std::size_t count) const {
     return out;
 }
 
-IntegrationMatrix radial_matrix(std::size_t ni, std::size_t nj, std::size_t bins) {
+IntegrationMatrix radial_matrix(std::size_t ni, std::size_t nj, std::size_t bins, std::size_t azim) {
+    constexpr double kPi = 3.14159265358979323846;
     const double ci = 0.5 * static_cast<double>(ni), cj = 0.5 * static_cast<double>(nj);
     const double step = std::hypot(ci, cj) / static_cast<double>(bins - 1);
     std::vector<float> data;
@@ -41,13 +42,16 @@ IntegrationMatrix radial_matrix(std::size_t ni, std::size_t nj, std::size_t bins
             const double r = std::hypot(static_cast<double>(i) + 0.5 - ci, static_cast<double>(j) + 0.5 - cj) / step;
             const auto b = std::min(static_cast<std::size_t>(r), bins - 2);
             const double frac = std::min(1.0, r - static_cast<double>(b));
-            indices.push_back(static_cast<std::uint32_t>(b));
+            const double turn = (std::atan2(static_cast<double>(i) + 0.5 - ci, static_cast<double>(j) + 0.5 - cj) + kPi) / (2 * kPi);
+            const std::size_t sector = std::min(static_cast<std::size_t>(turn * static_cast<double>(azim)), azim - 1);
+            const std::size_t base = sector * bins;
+            indices.push_back(static_cast<std::uint32_t>(base + b));
             data.push_back(static_cast<float>(1.0 - frac));
-            indices.push_back(static_cast<std::uint32_t>(b + 1));
+            indices.push_back(static_cast<std::uint32_t>(base + b + 1));
             data.push_back(static_cast<float>(frac));
             indptr.push_back(static_cast<std::uint32_t>(data.size()));
         }
-    const MatrixInput in{MatrixLayout::csc, bins, ni * nj, data.data(), data.size(), IndexType::u32,
+    const MatrixInput in{MatrixLayout::csc, bins * azim, ni * nj, data.data(), data.size(), IndexType::u32,
                          indices.data(), indices.size(), indptr.data(), indptr.size()};
     return normalise_matrix(in);
 }

@@ -30,7 +30,9 @@ struct EigerStack {
 
 // A pyFAI-like azimuthal integration for that geometry: `bins` rings around the frame's
 // centre, each pixel's unit weight split between its two nearest rings (about 2 weights a pixel).
-IntegrationMatrix radial_matrix(std::size_t ni, std::size_t nj, std::size_t bins);
+// With azim > 1, pyFAI's integrate2d layout: the rings cut into `azim` sectors around the centre,
+// bin = sector x bins + ring.
+IntegrationMatrix radial_matrix(std::size_t ni, std::size_t nj, std::size_t bins, std::size_t azim = 1);
 
 EigerStack make_eiger_stack(std::size_t ni, std::size_t nj, PixelType type, std::size_t frames,
                             SyntheticProfile profile = SyntheticProfile::dense);

@@ -39,7 +39,7 @@ BatchOutputs::BatchOutputs(const py::tuple& out, std::size_t nframes, std::size_
     }
 }
 
-ListRows BatchOutputs::rows() const { return {values_, indices_, pixels_, nframes_}; }
+ListRows BatchOutputs::rows() const { return {values_, indices_, pixels_, nframes_, powder_}; }
 
 void BatchOutputs::write(const SparseBatch& batch, double cut) const {
     if (batch.nframes != nframes_ || batch.values != values_ || batch.indices != indices_ || batch.row_length != pixels_)
@@ -70,7 +70,7 @@ void BatchOutputs::write(const Powder& powder) const {
     const std::size_t row = powder.bins * accumulator_size(powder.acc);
     if (powder.nframes != nframes_ || row != powder_row_bytes_)
         throw Error(ErrorCode::bad_argument, "internal: the powder does not fit its result array");
-    if (row != 0) std::memcpy(powder_, powder.data, nframes_ * row);
+    if (row != 0 && powder.data != powder_) std::memcpy(powder_, powder.data, nframes_ * row);  // else copied in by the call
 }
 
 }  // namespace bslz4::python

@@ -1,6 +1,7 @@
 #include "group_collector.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -11,6 +12,8 @@ namespace bslz4::cuda::detail {
 
 namespace {
 constexpr std::size_t kParallelListBytes = std::size_t{1} << 20;
+// A piece of a group's powder copy: large enough that waking a thread is paid back.
+constexpr std::size_t kPowderPieceBytes = std::size_t{1} << 20;
 }  // namespace
 
 GroupCollector::GroupCollector(const FrameFormat& format, ByteView mask, Codec codec, const PowderSpec& powders,
@@ -36,6 +39,16 @@ void GroupCollector::begin(std::size_t nframes, double cut, const CallOutputs& o
     // Refused before anything changes: the last call's results stay as they were.
     if (outputs.lists && outputs.rows)
         bslz4::detail::check_list_rows(*outputs.rows, nframes, format_.npix, format_.type);
+    auto* const caller_powders =
+        powder_spec_.matrix && !outputs.powders && outputs.rows ? static_cast<std::uint8_t*>(outputs.rows->powder_rows) : nullptr;
+    if (caller_powders) {
+        const std::size_t align = accumulator_size(powder_spec_.acc);
+        if (reinterpret_cast<std::uintptr_t>(caller_powders) % align != 0)
+            throw Error(ErrorCode::bad_argument, "powder rows not aligned to their " + std::to_string(align) + "-byte values");
+        if (outputs.rows->rows < nframes)
+            throw Error(ErrorCode::bad_argument, "powder rows: " + std::to_string(outputs.rows->rows) + " rows for " +
+                                                     std::to_string(nframes) + " frames");
+    }
     outputs_ = outputs;
     cut_ = cut;
     host_frames_ = 0;
@@ -50,7 +63,9 @@ void GroupCollector::begin(std::size_t nframes, double cut, const CallOutputs& o
         rows_ = {values_.reserve(nframes * format_.npix * format_.bpp),
                  reinterpret_cast<std::uint32_t*>(indices_.reserve(nframes * format_.npix * 4)), format_.npix, nframes};
     }
-    if (powder_spec_.matrix && !outputs.powders) powders_.reserve(nframes * powder_spec_.row_bytes());
+    powder_dst_ = nullptr;
+    if (powder_spec_.matrix && !outputs.powders)
+        powder_dst_ = caller_powders ? caller_powders : powders_.reserve(nframes * powder_spec_.row_bytes());
 }
 
 void GroupCollector::queue_downloads(GroupSlot& s, std::size_t first, std::size_t count) {
@@ -103,11 +118,24 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
     }
     if (powder_spec_.matrix && !outputs_.powders) {
         const std::size_t row = powder_spec_.row_bytes();
-        std::memcpy(powders_.data() + s.first * row, s.powder_host.data(), s.count * row);
+        // From pinned staging to the call's rows, shared out in pieces when large (a 2D powder of
+        // 64 frames is 55 MB, which one thread copies at a fifth of the transfer's rate).
+        const std::uint8_t* from = s.powder_host.data();
+        std::uint8_t* to = powder_dst_ + s.first * row;
+        const std::size_t bytes = s.count * row;
+        const std::size_t pieces = bytes >= kParallelListBytes ? std::min<std::size_t>(bytes / kPowderPieceBytes + 1, 64) : 1;
+        const auto copy_piece = [&](std::size_t k, unsigned) {
+            const std::size_t a = bytes * k / pieces, b = bytes * (k + 1) / pieces;
+            std::memcpy(to + a, from + a, b - a);
+        };
+        if (pieces > 1)
+            threads_.run(pieces, copy_piece);
+        else
+            copy_piece(0, 0);
         // A bad frame's row summed whatever its slot's dense frame held.
         if (any_bad)
             for (std::size_t k = 0; k < s.count; ++k)
-                if (status[k] != abi::kFrameOk) std::memset(powders_.data() + (s.first + k) * row, 0, row);
+                if (status[k] != abi::kFrameOk) std::memset(powder_dst_ + (s.first + k) * row, 0, row);
     }
     if (!outputs_.lists) return;
     // Every list of the group, packed, in two copies.
@@ -149,7 +177,7 @@ void GroupCollector::finish(GroupSlot& s, ChunkSource chunks, const FrameFaults&
             last_cut_[f] = cut_;
             last_nabove_[f] = 0;
             if (powder_spec_.matrix && !outputs_.powders)
-                std::memset(powders_.data() + f * powder_spec_.row_bytes(), 0, powder_spec_.row_bytes());
+                std::memset(powder_dst_ + f * powder_spec_.row_bytes(), 0, powder_spec_.row_bytes());
             continue;
         }
         std::memcpy(static_cast<std::uint8_t*>(rows_.values) + f * rows_.row_length * bpp, h.values, h.npixels * bpp);
@@ -187,7 +215,7 @@ SparseBatch GroupCollector::lists(std::size_t nframes) const {
 }
 
 Powder GroupCollector::powders(std::size_t nframes) const {
-    return {nframes, powder_spec_.bins, powder_spec_.acc, powders_.data(), powder_spec_.scale};
+    return {nframes, powder_spec_.bins, powder_spec_.acc, powder_dst_ ? powder_dst_ : powders_.data(), powder_spec_.scale};
 }
 
 }  // namespace bslz4::cuda::detail

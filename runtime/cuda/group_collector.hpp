@@ -66,6 +66,7 @@ private:
     std::vector<std::size_t> last_nabove_;
     std::size_t host_frames_ = 0;
     bslz4::detail::HostBuffer powders_;  // nframes x bins
+    std::uint8_t* powder_dst_ = nullptr; // the call's powders: the caller's powder_rows, or powders_
 };
 
 }  // namespace bslz4::cuda::detail

@@ -75,19 +75,23 @@ double copy_bandwidth(Copy kind, std::size_t bytes, int device) {
     ScopedContext scope(ctx);
     const DriverApi& api = driver();
     Stream stream = make_stream();
+    // The device end of the copy (its destination, or its source for the copies back), the host
+    // end pinned or pageable, and a second device buffer for device to device.
     DeviceBuffer dst(bytes, "bandwidth destination");
     DeviceBuffer src_dev;
     TransferBuffer src_pinned;
     std::vector<std::uint8_t> src_pageable;
+    const bool pinned = kind == Copy::pinned_to_device || kind == Copy::device_to_pinned;
+    const bool pageable = kind == Copy::pageable_to_device || kind == Copy::device_to_pageable;
     if (kind == Copy::device_to_device) src_dev = DeviceBuffer(bytes, "bandwidth source");
-    if (kind == Copy::pinned_to_device) {
+    if (pinned) {
         src_pinned = TransferBuffer(bytes, "bandwidth source");
         if (!src_pinned.pinned())
             throw Error(ErrorCode::out_of_memory, "copy_bandwidth: the driver refused to pin " + std::to_string(bytes) +
                                                       " bytes of host memory, so there is no pinned rate to measure");
+        std::fill(src_pinned.data(), src_pinned.data() + bytes, std::uint8_t{1});
     }
-    if (kind == Copy::pageable_to_device) src_pageable.assign(bytes, 1);
-    if (kind == Copy::pinned_to_device) std::fill(src_pinned.data(), src_pinned.data() + bytes, std::uint8_t{1});
+    if (pageable) src_pageable.assign(bytes, 1);
     auto copy = [&] {
         switch (kind) {
             case Copy::device_to_device:
@@ -98,6 +102,12 @@ double copy_bandwidth(Copy kind, std::size_t bytes, int device) {
                 break;
             case Copy::pageable_to_device:
                 check(api.cuMemcpyHtoDAsync(dst.get(), src_pageable.data(), bytes, stream.get()), "cuMemcpyHtoDAsync");
+                break;
+            case Copy::device_to_pinned:
+                check(api.cuMemcpyDtoHAsync(src_pinned.data(), dst.get(), bytes, stream.get()), "cuMemcpyDtoHAsync");
+                break;
+            case Copy::device_to_pageable:
+                check(api.cuMemcpyDtoHAsync(src_pageable.data(), dst.get(), bytes, stream.get()), "cuMemcpyDtoHAsync");
                 break;
         }
     };

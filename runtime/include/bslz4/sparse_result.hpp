@@ -86,11 +86,18 @@ private:
 // entries as it likes (what follows a frame's npixels is unspecified) and writes nothing past
 // them, nor into rows past its frames. Refused (bad_argument) when a pointer is null or misaligned for its type,
 // row_length is short of ni*nj or there are fewer rows than frames.
+//
+// powder_rows (optional, for the integrating classes): room for the call's powders, frame f's
+// bins at entry f * bins (entries of the accumulator's type, aligned to it). A GPU call given
+// it copies each group's powders there from its pinned staging, on its threads, while the next
+// group's kernels run, and the Powder it returns points there; null, or a class that does not
+// take it, leaves them in the object's own buffer (the Powder says which).
 struct ListRows {
     void* values = nullptr;
     std::uint32_t* indices = nullptr;
     std::size_t row_length = 0;
     std::size_t rows = 0;
+    void* powder_rows = nullptr;
 };
 
 // An owned copy of one frame's list, in coordinates.

@@ -30,11 +30,12 @@ private:
     std::unique_ptr<State> state_;
 };
 
-enum class Copy { device_to_device, pinned_to_device, pageable_to_device };
+// device_to_pinned and device_to_pageable: the way results come back (powders, lists).
+enum class Copy { device_to_device, pinned_to_device, pageable_to_device, device_to_pinned, device_to_pageable };
 
 // Measured bandwidth in GB/s of `bytes`-sized copies (median of several; device to device
 // counts the bytes read plus the bytes written). Where the driver refuses to pin `bytes`,
-// Copy::pinned_to_device throws bslz4::Error (out_of_memory): there is no pinned rate to give,
+// Copy::pinned_to_device (and device_to_pinned) throws bslz4::Error (out_of_memory): there is no pinned rate to give,
 // and a pageable one under that name would mislead.
 double copy_bandwidth(Copy kind, std::size_t bytes, int device = 0);
 
