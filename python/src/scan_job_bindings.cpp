@@ -4,6 +4,8 @@
 // The GIL is released for the whole job and taken back only for the progress callback, which
 // runs on the calling thread after each batch; Ctrl-C (or the callback returning False or
 // raising) stops the job after the batch in hand, keeping what was written as the command does.
+#include <dlfcn.h>
+#include <hdf5.h>
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -178,11 +181,23 @@ py::dict run_scan(const std::string& input, const std::string& output, double cu
     return summary_dict(s, job, notes);
 }
 
+// In a wheel, auditwheel grafts a libhdf5 of its own beside the module (bslz4.libs/). A filter
+// plugin of the host (Debian's bitshuffle package) links the host's libhdf5, a second HDF5 in
+// the process whose calls back from the plugin do not know the first's objects, and the job's
+// output then fails ("cannot create dataset row (HDF5: error during user callback)"). That copy
+// loads no plugins: the job needs none (it reads and writes chunks raw).
+void keep_host_plugins_from_the_wheels_hdf5() {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&H5open), &info) && info.dli_fname && std::strstr(info.dli_fname, "bslz4.libs/"))
+        H5PLset_loading_state(0);
+}
+
 }  // namespace
 
 }  // namespace bslz4::python
 
 PYBIND11_MODULE(_scan, m) {
+    bslz4::python::keep_host_plugins_from_the_wheels_hdf5();
     m.doc() = "bslz4 sparse's job for bslz4.sparse_scan; use bslz4.sparse_scan, not this module";
     m.def("run", &bslz4::python::run_scan, py::arg("input"), py::arg("output"), py::arg("cut"), py::arg("dataset"),
           py::arg("mask"), py::arg("use_mask"), py::arg("no_mask"), py::arg("matrix"), py::arg("acc"), py::arg("frames"),

@@ -38,8 +38,9 @@ struct Chunk2SparseOptions {
     // held by another process gets smaller batches and groups, not an out-of-memory error).
     unsigned batch = 0;
     // Frames uploaded and unblocked together. 0: every frame of the call, at most 256, and at
-    // most 1/16 of the free device memory of frames. The first group of a call is one batch, so
-    // decoding starts while the next group uploads.
+    // most 1/16 of the free device memory of frames. The first group of a call is at most one
+    // batch, and a call of 32 frames or more comes in at least 4 groups (of at least 8 frames),
+    // so decoding starts while the next group uploads and results come back behind it.
     unsigned group = 0;
     // Who walks the block headers of groups of more than 4 frames; smaller groups (a one-frame
     // call's) are always walked on the host, where it is quicker. The results are the same.
