@@ -2,8 +2,9 @@
 (lists and powders to the host) and integrate (powders left on the GPU) against chunk2sparse's
 multi (lists alone), with a 1D matrix of 2,000 radial bins and a 2D one of 1,500 x 72, whole
 pixels of unit weight (pyFAI without splitting), on dense synthetic Eiger 4M u16 frames, cut 10.
-Calls of 64 and 256 frames; the powders' extra time over the lists alone gives the rate at which
-they reach the caller's arrays. numpy only (the matrices are CSR without scipy).
+Calls of 64 and 256 frames; multi's time beyond the slower of the two (lists alone, integrate)
+is what returning the powders adds, given as the rate a copy of them that long would run at
+("hidden" when there is none). numpy only (the matrices are CSR without scipy).
 
     python tests/python/bench_powders.py [--seconds S] [--frames K] [--acc f64|f32]"""
 import argparse
@@ -80,7 +81,7 @@ def main():
             figures[("lists", frames)] = frames * rate(lambda: lists.multi(batch, cut), a.seconds)
         for frames in (64, 256):
             m, i, l = (figures[(k, frames)] for k in ("multi", "integrate", "lists"))
-            extra = 1 / m - 1 / max(l, i)  # s a frame the powders' return adds to the slower of the two
+            extra = 1 / m - 1 / min(l, i)  # s a frame the powders' return adds to the slower of the two
             back = row_bytes / extra / 1e9 if extra > 0 else float("inf")
             print("%-14s %3d frames a call: multi %7.0f, integrate %7.0f, lists alone %7.0f frames/s; "
                   "multi = %.2f x integrate; powders back %s (%.1f MB a call)" % (
