@@ -1,10 +1,15 @@
-// integrate: powder = matrix @ frame for a batch of frames. One thread block per bin (CSR
-// row): its threads take the bin's weights in a fixed stride, each keeping partial sums for
+// integrate: powder = matrix @ frame for a batch of frames. A bin (CSR row) is summed by one
+// warp, or by a whole block of 4 warps when rows are long (the host picks: warps_per_row): its
+// threads take the row's weights in a fixed stride, each keeping partial sums for
 // kFramesPerPass frames at once, so a weight is read once per pass rather than once per frame,
 // and a pixel's 16 values come in one contiguous load from the interleaved copy
-// (interleave.cu); the partial sums are reduced in a fixed tree. No atomics: the result does
-// not depend on timing, and with integer (fixed-point) weights it is exact (acc i64, and acc
-// f64 where those sums are exact, each then rounded once to double as it is written).
+// (interleave.cu). A warp's 32 x 16 partial sums are reduced by a butterfly that halves the
+// frames a lane holds at each step (16 shuffles, not 16 x 5), then, for a block, the 4 warps'
+// sums are added in a fixed order. No atomics: the result does not depend on timing, and with
+// integer (fixed-point) weights it is exact (acc i64, and acc f64 where those sums are exact,
+// each then rounded once to double as it is written). Why two shapes: a 1D powder's rows hold
+// thousands of weights (a block's 128 threads each get many), a 2D powder's (pyFAI
+// integrate2d: 100,000 bins) a few dozen, where a block per row spent its time reducing.
 #include <type_traits>
 
 #include "kernel_abi.h"
@@ -12,7 +17,9 @@
 namespace bslz4_kernels {
 
 constexpr unsigned kIntegrateThreads = 128;
+constexpr unsigned kIntegrateWarps = kIntegrateThreads / 32;
 using bslz4_abi::kFramesPerPass;
+static_assert(kFramesPerPass == 16, "the butterfly below halves 16 frames four times");
 
 // A bin's sum as written: itself, or (acc f64 of fixed-point sums) the exact int64 sum rounded
 // once to double and scaled by sum_to_f64, 1 / the scale, a power of two: exact.
@@ -22,39 +29,77 @@ __device__ O finished(A sum, double sum_to_f64) {
     else return O(sum) * sum_to_f64;
 }
 
+// One step of butterfly_sum: across lanes `half` x 2 apart, a lane keeps the half of its
+// 2 x half partial sums its lane bit selects and adds its partner's of that half.
+template <unsigned half, class A>
+__device__ inline void butterfly_step(A acc[kFramesPerPass], unsigned lane) {
+    const bool upper = lane & (2 * half);
+#pragma unroll
+    for (unsigned j = 0; j < half; ++j) {
+        const A send = upper ? acc[j] : acc[j + half];
+        const A keep = upper ? acc[j + half] : acc[j];
+        acc[j] = keep + __shfl_xor_sync(0xFFFFFFFFu, send, 2 * half);
+    }
+}
+
+// The warp's sums of acc[0..15] over its 32 lanes: afterwards lanes 2f and 2f + 1 both hold
+// frame f's, in acc[0] (the step across 16 lanes leaves frame bit 3 in lane bit 4, and so on).
+template <class A>
+__device__ inline void butterfly_sum(A acc[kFramesPerPass], unsigned lane) {
+    butterfly_step<8>(acc, lane);
+    butterfly_step<4>(acc, lane);
+    butterfly_step<2>(acc, lane);
+    butterfly_step<1>(acc, lane);
+    acc[0] += __shfl_xor_sync(0xFFFFFFFFu, acc[0], 1);
+}
+
+// One row's sums for the pass at f0, by kRowThreads threads (a warp, or the block), each
+// this lane's part of 16 frames' partial sums; the stride is a constant so the compiler keeps
+// several iterations' loads in flight.
+template <unsigned kRowThreads, class T, class A, class W>
+__device__ inline void sum_row_part(const uint4* pass, uint32_t k0, uint32_t k1, unsigned first, const uint32_t* pixel,
+                                    const W* weight, A acc[kFramesPerPass]) {
+#pragma unroll
+    for (unsigned j = 0; j < kFramesPerPass; ++j) acc[j] = A(0);
+    for (uint32_t k = k0 + first; k < k1; k += kRowThreads) {
+        const uint32_t p = __ldg(pixel + k);
+        const A w = A(__ldg(weight + k));
+        uint4 words[sizeof(T)];
+#pragma unroll
+        for (unsigned q = 0; q < sizeof(T); ++q) words[q] = __ldg(pass + uint64_t(p) * sizeof(T) + q);
+        T v[kFramesPerPass];
+        memcpy(v, words, sizeof(v));
+#pragma unroll
+        for (unsigned j = 0; j < kFramesPerPass; ++j) acc[j] += w * A(v[j]);
+    }
+}
+
 // T pixel, A the sums' type, W weight (float, or int64 fixed point), O the powder's type.
-template <class T, class A, class W, class O>
+// kRowThreads: 32 (a warp a row, kIntegrateWarps rows a block) or kIntegrateThreads.
+template <unsigned kRowThreads, class T, class A, class W, class O>
 __device__ void integrate_bins(const T* interleaved, uint64_t pixels, uint32_t n_frames, const uint32_t* row_start,
                                const uint32_t* pixel, const W* weight, uint32_t bins, O* powder, double sum_to_f64) {
-    __shared__ A partial[kIntegrateThreads / 32][kFramesPerPass];  // 4 warps x 16 frames
-    const uint32_t b = blockIdx.x;
-    const uint32_t k0 = row_start[b], k1 = row_start[b + 1];
+    constexpr bool kWholeBlock = kRowThreads == kIntegrateThreads;
+    __shared__ A partial[kIntegrateWarps][kFramesPerPass];
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t b = kWholeBlock ? blockIdx.x : blockIdx.x * kIntegrateWarps + warp;
+    if (!kWholeBlock && b >= bins) return;  // the whole warp: no barrier in this shape
+    const uint32_t k0 = row_start[b], k1 = row_start[b + 1];
+    const unsigned frame = (lane >> 1) & (kFramesPerPass - 1);  // the frame butterfly_sum leaves in this lane
     for (uint32_t f0 = 0; f0 < n_frames; f0 += kFramesPerPass) {
-        A acc[kFramesPerPass];
-#pragma unroll
-        for (unsigned j = 0; j < kFramesPerPass; ++j) acc[j] = A(0);
         const uint4* pass = reinterpret_cast<const uint4*>(interleaved + uint64_t(f0 / kFramesPerPass) * pixels * kFramesPerPass);
-        for (uint32_t k = k0 + threadIdx.x; k < k1; k += kIntegrateThreads) {
-            const uint32_t p = __ldg(pixel + k);
-            const A w = A(__ldg(weight + k));
-            uint4 words[sizeof(T)];
-#pragma unroll
-            for (unsigned q = 0; q < sizeof(T); ++q) words[q] = __ldg(pass + uint64_t(p) * sizeof(T) + q);
-            T v[kFramesPerPass];
-            memcpy(v, words, sizeof(v));
-#pragma unroll
-            for (unsigned j = 0; j < kFramesPerPass; ++j) acc[j] += w * A(v[j]);
+        A acc[kFramesPerPass];
+        sum_row_part<kRowThreads, T>(pass, k0, k1, kWholeBlock ? threadIdx.x : lane, pixel, weight, acc);
+        butterfly_sum(acc, lane);
+        if (!kWholeBlock) {
+            if (!(lane & 1) && f0 + frame < n_frames) powder[uint64_t(f0 + frame) * bins + b] = finished<O>(acc[0], sum_to_f64);
+            continue;
         }
-#pragma unroll
-        for (unsigned j = 0; j < kFramesPerPass; ++j) {
-            for (unsigned s = 16; s > 0; s >>= 1) acc[j] += __shfl_down_sync(0xFFFFFFFFu, acc[j], s);
-            if (lane == 0) partial[warp][j] = acc[j];
-        }
+        if (!(lane & 1)) partial[warp][frame] = acc[0];
         __syncthreads();
         if (threadIdx.x < kFramesPerPass && f0 + threadIdx.x < n_frames) {
             A sum = A(0);
-            for (unsigned w = 0; w < kIntegrateThreads / 32; ++w) sum += partial[w][threadIdx.x];
+            for (unsigned w = 0; w < kIntegrateWarps; ++w) sum += partial[w][threadIdx.x];
             powder[uint64_t(f0 + threadIdx.x) * bins + b] = finished<O>(sum, sum_to_f64);
         }
         __syncthreads();
@@ -65,13 +110,18 @@ __device__ void integrate_bins(const T* interleaved, uint64_t pixels, uint32_t n
 
 // bslz4_integrate_<pixel>_<acc>: f64 and f32 take float weights; i64 takes the fixed-point
 // matrix's int64 weights, and so does f64_fixed, acc f64 of exact fixed-point sums (integer
-// pixels only). sum_to_f64 is read by f64_fixed alone.
+// pixels only). sum_to_f64 is read by f64_fixed alone. Grid: one block a row when
+// warps_per_row is 4, one block every 4 rows when it is 1.
 #define BSLZ4_INTEGRATE_ENTRY(T, name, A, W, O, acc)                                                                 \
     extern "C" __global__ void __launch_bounds__(bslz4_kernels::kIntegrateThreads) bslz4_integrate_##name##_##acc( \
         const T* interleaved, uint64_t pixels, uint32_t n_frames, const uint32_t* row_start, const uint32_t* pixel, \
-        const W* weight, uint32_t bins, O* powder, double sum_to_f64) {                                             \
-        bslz4_kernels::integrate_bins<T, A, W, O>(interleaved, pixels, n_frames, row_start, pixel, weight, bins,    \
-                                                  powder, sum_to_f64);                                              \
+        const W* weight, uint32_t bins, uint32_t warps_per_row, O* powder, double sum_to_f64) {                     \
+        if (warps_per_row == 1)                                                                                     \
+            bslz4_kernels::integrate_bins<32, T, A, W, O>(interleaved, pixels, n_frames, row_start, pixel, weight,   \
+                                                          bins, powder, sum_to_f64);                                \
+        else                                                                                                        \
+            bslz4_kernels::integrate_bins<bslz4_kernels::kIntegrateThreads, T, A, W, O>(                            \
+                interleaved, pixels, n_frames, row_start, pixel, weight, bins, powder, sum_to_f64);                 \
     }
 #define BSLZ4_INTEGRATE_FLOAT(T, name)                           \
     BSLZ4_INTEGRATE_ENTRY(T, name, double, float, double, f64) \

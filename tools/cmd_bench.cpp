@@ -36,7 +36,7 @@ namespace bslz4::tool {
 namespace {
 constexpr const char* kHelp =
     "usage: bslz4 bench [--cpu] [--profile P] [--type T] [--frames K] [--seconds S] [--cut C] [--threads N]\n"
-    "                   [--device N] [--e2e [--scan-frames F]]\n"
+    "                   [--device N] [--matrix-bins LIST] [--e2e [--scan-frames F]]\n"
     "Decodes and sparsifies a synthetic Eiger 4M stack (2162 x 2068, fixed seed) and prints\n"
     "frames/s and decoded GB/s: on the GPU (chunks already on the device; multi from pinned and\n"
     "from pageable host memory, against the copy bandwidths measured in the same run) and on the\n"
@@ -52,6 +52,9 @@ constexpr const char* kHelp =
     "  --frames K      distinct frames generated (default 16), cycled through\n"
     "  --seconds S     time spent on each measurement (default 2)\n"
     "  --cut C         the cut (default 10)\n"
+    "  --matrix-bins L the powders measured with the lists (sparse + powder, f64): a comma list of\n"
+    "                  B (B radial bins, as integrate1d) or BxA (B radial x A azimuthal, as\n"
+    "                  integrate2d), each pixel split between two radial bins; default 2000,1500x72\n"
     "  --threads N     threads for the all-cores run (default: all cores)\n"
     "  --e2e           also end to end: one frame's latency from host memory to lists on the host\n"
     "                  (median, 99th percentile), then a scan written to $TMPDIR, the file's read\n"
@@ -93,7 +96,16 @@ void print_rate(const char* what, const Rate& r, unsigned threads) {
     std::printf("%-28s %9.1f frames/s  %7.2f GB/s decoded  %6.2f GB/s per core  (%.0f pixels/frame)\n", what,
                 r.frames_per_s, r.gb_per_s, r.gb_per_s / threads, r.pixels_per_frame);
 }
-constexpr std::size_t kBenchBins = 2000;
+// A powder the bench measures: its matrix, and the CPU's rate with it on all cores.
+struct PowderCase {
+    std::size_t bins, azim;
+    IntegrationMatrix matrix;
+    Rate cpu;
+
+    std::string name() const {
+        return azim > 1 ? std::to_string(bins) + " x " + std::to_string(azim) + " bins" : std::to_string(bins) + " bins";
+    }
+};
 constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 // The top-pixel figures' howmany: under a dense Eiger 4M frame's pixels above cut 10 (about
 // 7,700), so every frame is cut down.
@@ -106,8 +118,8 @@ struct GpuFigures {
     double a = kNotMeasured, b = kNotMeasured, c = kNotMeasured;
 };
 
-GpuFigures bench_gpu(const EigerStack& stack, const IntegrationMatrix& matrix, double cut, double seconds, int device,
-                     const Rate& cpu_all, const Rate& cpu_powder) {
+GpuFigures bench_gpu(const EigerStack& stack, const std::vector<PowderCase>& powders, double cut, double seconds, int device,
+                     const Rate& cpu_all) {
 #if BSLZ4_HAVE_CUDA
     if (!cuda::available()) {
         std::printf("\ngpu: not measured: %s\n", cuda::unavailable_reason().c_str());
@@ -190,21 +202,23 @@ GpuFigures bench_gpu(const EigerStack& stack, const IntegrationMatrix& matrix, d
     std::printf("\ngpu vs cpu (all cores): (a) %.1f x, (b) %.1f x, (c) %.1f x\n", fa / cpu_all.frames_per_s,
                 rb.frames_per_s / cpu_all.frames_per_s, rc.frames_per_s / cpu_all.frames_per_s);
 
-    // Sparse lists and powders together (Chunk2SparseCSC, f64).
-    cuda::Chunk2SparseCSC csc(stack.mask, stack.ni, stack.nj, stack.type, matrix, Accumulator::f64,
-                              {0, 0, cuda::Unblock::gpu, device, Codec::lz4});
-    double ti = csc.time_on_device(group, cut, 2);
-    const unsigned ri = static_cast<unsigned>(std::max(2.0, seconds / (ti / 2)));
-    ti = csc.time_on_device(group, cut, ri);
-    const double fi = group.size() * ri / ti;
-    const Rate rbi = measure(seconds, nframes, stack.frame_bytes(), [&] {
-        return total_pixels(csc.from_buffer(pinned.base(), pinned.offsets, pinned.lengths, cut).sparse);
-    });
-    std::printf("\nsparse + powder (%zu bins, %zu weights, f64):\n", matrix.bins, matrix.nnz());
-    std::printf("%-34s %9.0f frames/s\n", "gpu (a) chunks on the device", fi);
-    std::printf("%-34s %9.0f frames/s\n", "gpu (b) from pinned host memory", rbi.frames_per_s);
-    std::printf("%-34s %9.0f frames/s   gpu (a) = %.1f x\n", "cpu (all cores)", cpu_powder.frames_per_s,
-                fi / cpu_powder.frames_per_s);
+    // Sparse lists and powders together (Chunk2SparseCSC, f64), for each matrix.
+    for (const PowderCase& p : powders) {
+        cuda::Chunk2SparseCSC csc(stack.mask, stack.ni, stack.nj, stack.type, p.matrix, Accumulator::f64,
+                                  {0, 0, cuda::Unblock::gpu, device, Codec::lz4});
+        double ti = csc.time_on_device(group, cut, 2);
+        const unsigned ri = static_cast<unsigned>(std::max(2.0, seconds / (ti / 2)));
+        ti = csc.time_on_device(group, cut, ri);
+        const double fi = group.size() * ri / ti;
+        const Rate rbi = measure(seconds, nframes, stack.frame_bytes(), [&] {
+            return total_pixels(csc.from_buffer(pinned.base(), pinned.offsets, pinned.lengths, cut).sparse);
+        });
+        std::printf("\nsparse + powder (%s, %zu weights, f64):\n", p.name().c_str(), p.matrix.nnz());
+        std::printf("%-34s %9.0f frames/s  = %.2f x without\n", "gpu (a) chunks on the device", fi, fi / fa);
+        std::printf("%-34s %9.0f frames/s  = %.2f x without\n", "gpu (b) from pinned host memory", rbi.frames_per_s,
+                    rbi.frames_per_s / rb.frames_per_s);
+        std::printf("%-34s %9.0f frames/s   gpu (a) = %.1f x\n", "cpu (all cores)", p.cpu.frames_per_s, fi / p.cpu.frames_per_s);
+    }
 
     // Top pixels: at most kBenchHowmany pixels a frame (default thresholds), chosen on the device.
     cuda::Chunk2Sparse top(stack.mask, stack.ni, stack.nj, stack.type, {0, 0, cuda::Unblock::gpu, device, Codec::lz4});
@@ -229,7 +243,7 @@ GpuFigures bench_gpu(const EigerStack& stack, const IntegrationMatrix& matrix, d
     std::printf("%-34s %9.0f frames/s   gpu (a) = %.1f x\n", "cpu (all cores)", rct.frames_per_s, ft / rct.frames_per_s);
     return {fa, rb.frames_per_s, rc.frames_per_s};
 #else
-    (void)stack, (void)matrix, (void)cut, (void)seconds, (void)device, (void)cpu_all, (void)cpu_powder;
+    (void)stack, (void)powders, (void)cut, (void)seconds, (void)device, (void)cpu_all;
     std::printf("\ngpu: not measured: this build has no GPU runtime (no nvcc at build time)\n");
     return {};
 #endif
@@ -292,6 +306,7 @@ struct BenchSettings {
     unsigned threads;
     std::vector<int> devices;  // every figure on the first; with several, (a) and (b) on all at once
     bool gpu, e2e;
+    std::vector<std::pair<std::size_t, std::size_t>> powders;  // (radial bins, azimuthal bins)
     EndToEndOptions e2e_options;
 };
 
@@ -330,19 +345,22 @@ ProfileFigures bench_profile(SyntheticProfile profile, const BenchSettings& set)
     char label[64];
     std::snprintf(label, sizeof label, "cpu, %u threads (multi)", all.threads());
     print_rate(label, rn, all.threads());
-    const IntegrationMatrix matrix = radial_matrix(stack.ni, stack.nj, kBenchBins);
-    Chunk2SparseCSC csc(stack.mask, stack.ni, stack.nj, stack.type, matrix, Accumulator::f64, {Codec::lz4, set.threads});
-    const Rate rp = measure(set.seconds, batch, stack.frame_bytes(), [&] {
-        return total_pixels(csc.multi(views, set.cut).sparse);
-    });
-    std::snprintf(label, sizeof label, "cpu, %u threads, + powder", all.threads());
-    print_rate(label, rp, all.threads());
+    std::vector<PowderCase> powders;
+    for (const auto& [bins, azim] : set.powders) {
+        PowderCase p{bins, azim, radial_matrix(stack.ni, stack.nj, bins, azim), {}};
+        Chunk2SparseCSC csc(stack.mask, stack.ni, stack.nj, stack.type, p.matrix, Accumulator::f64, {Codec::lz4, set.threads});
+        p.cpu = measure(set.seconds, batch, stack.frame_bytes(), [&] { return total_pixels(csc.multi(views, set.cut).sparse); });
+        std::snprintf(label, sizeof label, "cpu, %u threads, + powder", all.threads());
+        print_rate(label, p.cpu, all.threads());
+        std::printf("%-28s (%s, %zu weights)\n", "", p.name().c_str(), p.matrix.nnz());
+        powders.push_back(std::move(p));
+    }
     std::printf("[cpu: %.1f s]\n", since(t0));
 
     ProfileFigures fig{profile, stack.compression_ratio(), rn, {}, {}, {}};
     if (set.gpu) {
         t0 = Clock::now();
-        fig.gpu = bench_gpu(stack, matrix, set.cut, set.seconds, set.devices[0], rn, rp);
+        fig.gpu = bench_gpu(stack, powders, set.cut, set.seconds, set.devices[0], rn);
         if (set.devices.size() > 1 && !std::isnan(fig.gpu.a))
             fig.several = bench_several_gpus(stack, set.cut, set.seconds, set.devices, fig.gpu.a, fig.gpu.b);
         std::printf("[gpu: %.1f s]\n", since(t0));
@@ -398,11 +416,36 @@ void print_table(const std::vector<ProfileFigures>& figs) {
     }
 }
 
+// "2000,1500x72" -> (2000, 1), (1500, 72). A powder needs two radial bins (a pixel is split
+// between two), at most 2^31 bins in all (the matrix's u32 indices), and at most 16 shapes.
+std::vector<std::pair<std::size_t, std::size_t>> parse_powder_shapes(const std::string& text) {
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    const auto number = [&](const std::string& part, const std::string& item) {
+        if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos)
+            throw UsageError("--matrix-bins: '" + item + "' is not B or BxA (whole numbers of bins)");
+        return static_cast<std::size_t>(std::stoul(part));
+    };
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        const std::string item = text.substr(at, comma - at);
+        const std::size_t x = item.find('x');
+        const std::size_t bins = number(item.substr(0, x), item);
+        const std::size_t azim = x == std::string::npos ? 1 : number(item.substr(x + 1), item);
+        if (bins < 2 || azim < 1) throw UsageError("--matrix-bins: '" + item + "' needs at least 2 radial and 1 azimuthal bins");
+        if (bins * azim > (std::size_t{1} << 31)) throw UsageError("--matrix-bins: '" + item + "' has more than 2^31 bins");
+        out.emplace_back(bins, azim);
+        at = comma + 1;
+    }
+    if (out.size() > 16) throw UsageError("--matrix-bins: at most 16 shapes");
+    return out;
+}
+
 }  // namespace
 
 int cmd_bench(const Args& raw) {
     const Arguments args = parse_arguments(
-        raw, {"--frames", "--seconds", "--cut", "--threads", "--device", "--profile", "--type", "--scan-frames"},
+        raw, {"--frames", "--seconds", "--cut", "--threads", "--device", "--profile", "--type", "--scan-frames", "--matrix-bins"},
         {"--cpu", "--e2e"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
@@ -422,6 +465,7 @@ int cmd_bench(const Args& raw) {
     const DeviceList devices = parse_device_list(args.get("--device", "0"));
     set.devices = args.has("--device") ? resolve_devices(devices, args.get("--device")) : std::vector<int>{0};
     set.e2e = args.flags.count("--e2e") > 0;
+    set.powders = parse_powder_shapes(args.get("--matrix-bins", "2000,1500x72"));
     if (args.has("--scan-frames") && !set.e2e) throw UsageError("--scan-frames is for --e2e");
     bool gpu_present = false;
 #if BSLZ4_HAVE_CUDA

@@ -17,6 +17,17 @@ namespace {
 // multi of dense frames, a call: 4 frames 478 against 510 us, 8 the same, 16 1,478 against 1,347).
 constexpr std::uint32_t kWarpParseFrames = 4;
 
+// integrate.cu's shapes: a block of 4 warps a row when its 128 threads get at least this many
+// weights each on average, else a warp a row. H200, u16, a batch of 64 frames: a 1D powder of
+// 2,000 bins (4,471 weights a row) a block a row; 1,500 x 72 bins (83 a row) ran 1.47 ms a
+// launch a block a row, where the block spent its time in the reduction.
+constexpr std::size_t kWeightsPerThreadForBlockRows = 8;
+constexpr unsigned kIntegrateThreads = 128, kIntegrateWarps = kIntegrateThreads / 32;
+
+unsigned integrate_warps_per_row(const DeviceMatrix& m) {
+    return m.bins && m.nnz / m.bins >= kWeightsPerThreadForBlockRows * kIntegrateThreads ? kIntegrateWarps : 1;
+}
+
 // Warps a decode block: each needs kSharedPerWarp bytes of shared memory, so the warps a
 // multiprocessor holds depend on how that memory divides into blocks (a block also costs the
 // reserved bytes). The most warps wins; among equals, the smaller block.
@@ -142,10 +153,14 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
                    {static_cast<unsigned>((npix + abi::kInterleaveThreads - 1) / abi::kInterleaveThreads), passes,
                     abi::kInterleaveThreads, 0},
                    st, s.dense.as<const void>(), geometry.dense_stride, nb, std::uint64_t{npix}, s.interleaved.as<void>());
-            launch(integrate_, "bslz4_integrate", {static_cast<unsigned>(powders_.bins), 1, 128, 0}, st,
+            const unsigned warps_per_row = integrate_warps_per_row(m);
+            const auto rows_per_block = kIntegrateWarps / warps_per_row;
+            launch(integrate_, "bslz4_integrate",
+                   {static_cast<unsigned>((powders_.bins + rows_per_block - 1) / rows_per_block), 1, kIntegrateThreads, 0}, st,
                    s.interleaved.as<const void>(), std::uint64_t{npix}, nb, m.row_start.as<const std::uint32_t>(),
                    m.pixel.as<const std::uint32_t>(), m.weight.as<const void>(), static_cast<std::uint32_t>(powders_.bins),
-                   s.powder.as<std::uint8_t>() + std::size_t{b0} * powders_.row_bytes(), powders_.sum_to_f64);
+                   std::uint32_t{warps_per_row}, s.powder.as<std::uint8_t>() + std::size_t{b0} * powders_.row_bytes(),
+                   powders_.sum_to_f64);
         }
         if (!outputs.lists) continue;
         launch(scan_, "bslz4_scan_tiles", {nb, 1, abi::kScanThreads, 0}, st, s.tile_count.as<const std::uint32_t>(),
