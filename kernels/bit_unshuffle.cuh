@@ -2,9 +2,10 @@
 // lane: the lane reads one 4-byte word from each plane of the 32 elements (consecutive lanes,
 // consecutive words: no bank conflicts). A byte's 8 plane words form an 8 x 32 bit matrix;
 // three rounds of block swaps transpose each of its four 8 x 8 tiles in place, 4 operations
-// per pair of rows, after which byte c of row r is element 8c + r's byte. 4 x 4 byte
-// transposes (8 byte permutes) then put the bytes in element order. About 2.5 operations per
-// element byte, where assembling each element bit by bit costs 40. A short last block (not
+// per pair of rows, after which byte c of row r is element 8c + r's byte (skipped where the
+// byte's plane words are all zero). 4 x 4 byte transposes (8 byte permutes) then put the bytes
+// in element order. About 2.5 operations per element byte, where assembling each element bit
+// by bit costs 40. A short last block (not
 // a multiple of 32 elements) takes the bit-by-bit path.
 #pragma once
 #include <stdint.h>
@@ -63,9 +64,15 @@ __device__ inline void unshuffle_32(const uint8_t* planes, unsigned n, unsigned 
     uint32_t p[kEs][8];  // p[j][r], byte c after the tile transposes: byte j of element 8c + r
 #pragma unroll
     for (unsigned j = 0; j < kEs; ++j) {
+        uint32_t any = 0;
 #pragma unroll
-        for (unsigned k = 0; k < 8; ++k) p[j][k] = p32[(j * 8 + k) * wpp + w];
-        transpose_bit_tiles(p[j]);
+        for (unsigned k = 0; k < 8; ++k) {
+            p[j][k] = p32[(j * 8 + k) * wpp + w];
+            any |= p[j][k];
+        }
+        // A byte whose 8 planes are all zero here (a detector's high bytes, nearly always)
+        // transposes to zero: its 12 block swaps are skipped.
+        if (any) transpose_bit_tiles(p[j]);
     }
     uint32_t t[4];
     if (kEs == 1) {  // out[2c + h] = elements 8c + 4h .. 8c + 4h + 3
