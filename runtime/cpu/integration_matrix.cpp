@@ -64,35 +64,55 @@ IntegrationMatrix normalise_matrix(const MatrixInput& in) {
                                                    " is outside 0.." + str(minor - 1) + " (" + minor_name + ")");
     }
 
-    // (bin, pixel, weight) triples, sorted stably: a duplicate (bin, pixel) entry stays a term of
-    // its own, in the order given, so each weight is multiplied in float64 as scipy does; merged
-    // into one float32 weight, the pair would be rounded.
-    struct Entry {
-        std::uint32_t bin, pixel;
-        float w;
-    };
-    std::vector<Entry> e(in.data_size);
-    for (std::size_t m = 0; m < major; ++m)
-        for (auto k = index_at(in.indptr, in.index_type, m); k < index_at(in.indptr, in.index_type, m + 1); ++k) {
-            const auto i = static_cast<std::uint32_t>(index_at(in.indices, in.index_type, static_cast<std::size_t>(k)));
-            e[static_cast<std::size_t>(k)] = csc ? Entry{i, static_cast<std::uint32_t>(m), in.data[k]}
-                                                 : Entry{static_cast<std::uint32_t>(m), i, in.data[k]};
-        }
-    std::stable_sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) {
-        return a.bin != b.bin ? a.bin < b.bin : a.pixel < b.pixel;
-    });
+    // Each bin's entries in pixel order, a duplicate (bin, pixel) entry a term of its own in the
+    // order given, so each weight is multiplied in float64 as scipy does (merged into one
+    // float32 weight, the pair would be rounded): the order of a stable sort by (bin, pixel).
     IntegrationMatrix out;
     out.bins = in.bins;
     out.pixels = in.pixels;
     out.row_start.assign(in.bins + 1, 0);
-    out.pixel.reserve(e.size());
-    out.weight.reserve(e.size());
-    for (const Entry& x : e) {
-        out.pixel.push_back(x.pixel);
-        out.weight.push_back(x.w);
-        ++out.row_start[x.bin + 1];
+    out.pixel.resize(in.data_size);
+    out.weight.resize(in.data_size);
+    if (csc) {
+        // A counting sort by bin: the columns are walked in pixel order, so each bin's entries
+        // arrive in pixel order, duplicates in the order given.
+        for (std::size_t k = 0; k < in.data_size; ++k) ++out.row_start[static_cast<std::size_t>(index_at(in.indices, in.index_type, k)) + 1];
+        std::partial_sum(out.row_start.begin(), out.row_start.end(), out.row_start.begin());
+        std::vector<std::uint32_t> next(out.row_start.begin(), out.row_start.end() - 1);
+        for (std::size_t m = 0; m < major; ++m)
+            for (auto k = index_at(in.indptr, in.index_type, m); k < index_at(in.indptr, in.index_type, m + 1); ++k) {
+                const auto b = static_cast<std::size_t>(index_at(in.indices, in.index_type, static_cast<std::size_t>(k)));
+                const std::uint32_t at = next[b]++;
+                out.pixel[at] = static_cast<std::uint32_t>(m);
+                out.weight[at] = in.data[k];
+            }
+        return out;
     }
-    std::partial_sum(out.row_start.begin(), out.row_start.end(), out.row_start.begin());
+    // CSR: the rows are the bins already; a row whose pixels are not in order is sorted stably.
+    struct Entry {
+        std::uint32_t pixel;
+        float w;
+    };
+    std::vector<Entry> row;
+    for (std::size_t b = 0; b < major; ++b) {
+        const auto k0 = static_cast<std::size_t>(index_at(in.indptr, in.index_type, b));
+        const auto k1 = static_cast<std::size_t>(index_at(in.indptr, in.index_type, b + 1));
+        out.row_start[b + 1] = static_cast<std::uint32_t>(k1);
+        bool ordered = true;
+        for (std::size_t k = k0; k < k1; ++k) {
+            out.pixel[k] = static_cast<std::uint32_t>(index_at(in.indices, in.index_type, k));
+            out.weight[k] = in.data[k];
+            ordered = ordered && (k == k0 || out.pixel[k - 1] <= out.pixel[k]);
+        }
+        if (ordered) continue;
+        row.clear();
+        for (std::size_t k = k0; k < k1; ++k) row.push_back({out.pixel[k], out.weight[k]});
+        std::stable_sort(row.begin(), row.end(), [](const Entry& x, const Entry& y) { return x.pixel < y.pixel; });
+        for (std::size_t k = k0; k < k1; ++k) {
+            out.pixel[k] = row[k - k0].pixel;
+            out.weight[k] = row[k - k0].w;
+        }
+    }
     return out;
 }
 
@@ -104,14 +124,22 @@ IntegrationMatrix fold_mask(const IntegrationMatrix& m, ByteView mask) {
     out.pixels = m.pixels;
     out.powder_scale = m.powder_scale;
     out.row_start.assign(m.bins + 1, 0);
+    // Counted first, so the arrays are sized once (an Eiger 4M matrix: 9 M entries).
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < m.pixel.size(); ++k) kept += mask.data[m.pixel[k]] != 0;
+    out.pixel.resize(kept);
+    out.weight.resize(kept);
+    if (m.fixed_point()) out.fixed_weight.resize(kept);
+    std::size_t at = 0;
     for (std::size_t b = 0; b < m.bins; ++b) {
         for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
             if (!mask.data[m.pixel[k]]) continue;
-            out.pixel.push_back(m.pixel[k]);
-            out.weight.push_back(m.weight[k]);
-            if (m.fixed_point()) out.fixed_weight.push_back(m.fixed_weight[k]);
+            out.pixel[at] = m.pixel[k];
+            out.weight[at] = m.weight[k];
+            if (m.fixed_point()) out.fixed_weight[at] = m.fixed_weight[k];
+            ++at;
         }
-        out.row_start[b + 1] = static_cast<std::uint32_t>(out.pixel.size());
+        out.row_start[b + 1] = static_cast<std::uint32_t>(at);
     }
     return out;
 }
