@@ -133,9 +133,8 @@ void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
     powder_spec_.fixed_sums = summed.fixed_point();
     powder_spec_.sum_to_f64 = summed.fixed_point() && a == Accumulator::f64 ? 1 / summed.powder_scale : 1;
     kernels_.add_matrix(module_);
-    const std::size_t bytes = std::size_t{sizes_.group} * powder_spec_.row_bytes();
     const std::size_t passes = (sizes_.batch + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
-    for (GroupSlot& s : slots_) s.add_powders(bytes, passes * abi::kFramesPerPass * format_.npix * format_.bpp);
+    for (GroupSlot& s : slots_) s.add_powders(passes * abi::kFramesPerPass * format_.npix * format_.bpp);
 }
 
 void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in, std::size_t first, std::size_t count,
@@ -153,8 +152,19 @@ void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in
         on_device->gather(s, first, count, kernels_.gather_kernel());
     else
         upload_.upload_chunks(s, in, count);
+    size_powders(s, count);
     kernels_.queue(s, first, count, cut, !host_walk, outputs_);
     collector_.queue_downloads(s, first, count);
+}
+
+// The slot is idle (its last group collected). Sized by the groups called for, not the largest
+// group: a 2D powder (1,500 x 72 bins, f64) is 864 kB a frame, 221 MB pinned a slot for 256
+// frames, where a job calls 64.
+void GpuEngine::size_powders(GroupSlot& s, std::size_t count) {
+    if (!powder_spec_.matrix) return;
+    const std::size_t need = count * powder_spec_.row_bytes();
+    grow_device(s.powder, need, "powders");
+    grow_transfer(s.powder_host, need, "powders");
 }
 
 bool GpuEngine::walks_on_host(std::size_t count, const DeviceChunks* on_device) const {
@@ -232,6 +242,7 @@ void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory
         if (!most[k]) continue;
         if (chunks == ChunkMemory::pageable || options_.codec != Codec::lz4) staging_.reserve(slots_[k], most[k], chunk_bytes);
         upload_.reserve(slots_[k], most[k], chunk_bytes);
+        size_powders(slots_[k], most[k]);
     }
     collector_.reserve(frames);
 }
@@ -338,6 +349,7 @@ double GpuEngine::time_kernels(const std::vector<ByteView>& chunks, double cut, 
             take_refused(false);
             upload_.upload_meta(s, in, n, nullptr);
             upload_.upload_chunks(s, in, n);
+            size_powders(s, n);
             kernels_.queue(s, 0, n, c, true, outputs_);  // warm-up, and a check that the chunks are good
         }
         for (GroupSlot& s : slots_) check(driver().cuStreamSynchronize(s.stream.get()), "cuStreamSynchronize");

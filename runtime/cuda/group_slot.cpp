@@ -39,9 +39,7 @@ GroupSlot::GroupSlot(const FrameFormat& format, unsigned batch, unsigned group) 
     npixels_host = TransferBuffer(group * 8, "pixel counts");
 }
 
-void GroupSlot::add_powders(std::size_t powder_bytes, std::size_t interleaved_bytes) {
-    powder = DeviceBuffer(powder_bytes, "powders");
-    powder_host = TransferBuffer(powder_bytes, "powders");
+void GroupSlot::add_powders(std::size_t interleaved_bytes) {
     interleaved = DeviceBuffer(interleaved_bytes, "interleaved frames");
 }
 

@@ -23,7 +23,7 @@ struct GroupSlot {
     // sequences and the host copy of the lists grow with the calls.
     GroupSlot(const FrameFormat& format, unsigned batch, unsigned group);
     // With a matrix: the group's powders and the batch's frames side by side.
-    void add_powders(std::size_t powder_bytes, std::size_t interleaved_bytes);
+    void add_powders(std::size_t interleaved_bytes);  // the powders themselves grow with the groups called for
 
     std::uint64_t* meta() const { return reinterpret_cast<std::uint64_t*>(meta_host.data()); }
 
@@ -43,7 +43,7 @@ struct GroupSlot {
     TransferBuffer seq_first_host;
     unsigned parse_span = 1;  // batches parsed by one lz4_parse launch
     TransferBuffer status_host, npixels_host, offsets_host, lists_host;
-    DeviceBuffer powder;        // group x bins sums (with a matrix)
+    DeviceBuffer powder;        // frames x bins sums of the largest group called for (with a matrix)
     DeviceBuffer interleaved;   // the batch's frames 16 side by side, for integrate
     DeviceBuffer stage_values, stage_indices;  // pixels the decode kernel lists, per tile
     TransferBuffer powder_host;
