@@ -20,6 +20,7 @@
 #include "command_line.hpp"
 #include "h5_reader.hpp"
 #include "hdf5/scan_writer.hpp"
+#include "matrix_support.hpp"
 #include "sparse_campaign.hpp"
 #include "sparse_job.hpp"
 #include "test_support.hpp"
@@ -475,4 +476,40 @@ TEST_CASE("--resume runs only the scans not finished; a file at an output's name
 
     CHECK(run_tool("sparse --resume " + in[0] + " -o " + root + "/one.h5 --cut 4 --cpu").code == 2);
     CHECK(run_tool("sparse --resume --overwrite " + in[0] + " " + in[1] + " -o " + out + " --cut 4 --cpu").code == 2);
+}
+
+TEST_CASE("a campaign with --matrix reads the matrix once: each scan's lists and powders equal its single-file run's, "
+          "and a scan of another shape fails naming the pixel counts while the others go on",
+          "[sparse-campaign][matrix]") {
+    const std::string dir = fresh_folder("campaign_matrix");
+    const std::string a = dir + "/scan_a.h5", b = dir + "/scan_b.h5", odd = dir + "/scan_odd.h5", mat = dir + "/matrix.h5";
+    write_campaign_scan(a, 1, 6);
+    write_campaign_scan(b, 2, 6);
+    {
+        std::vector<std::vector<std::uint8_t>> chunks;
+        for (std::size_t f = 0; f < 3; ++f)
+            chunks.push_back(encode_chunk(synthetic_eiger_frame(kCampaignNi + 1, kCampaignNj, PixelType::u16, 9000 + f), 2));
+        tool::write_scan(odd, kCampaignNi + 1, kCampaignNj, PixelType::u16, 3, {}, chunks);
+    }
+    tool::write_matrix(mat, "csr", normalise_matrix(test::random_csr(7, kCampaignNi * kCampaignNj, 1.5, 11).input()));
+    const std::string out = dir + "/out";
+    const test::ToolResult r =
+        run_tool("sparse --overwrite " + a + " " + odd + " " + b + " -o " + out + " --cut 4 --cpu --matrix " + mat + ":csr");
+    INFO(r.out << r.err);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.out, Catch::Contains("2 done, 1 failed"));
+    CHECK_THAT(r.err, Catch::Contains(odd) && Catch::Contains(std::to_string((kCampaignNi + 1) * kCampaignNj)));
+    for (const std::string& in : {a, b}) {
+        const std::string alone = dir + "/alone.h5";
+        const test::ToolResult one =
+            run_tool("sparse --overwrite " + in + " -o " + alone + " --cut 4 --cpu --quiet --matrix " + mat + ":csr");
+        REQUIRE(one.code == 0);
+        const std::string in_campaign = tool::sparse_output_name(in, out);
+        CHECK(content_of(in_campaign) == content_of(alone));
+        const auto powder = [](const std::string& f) {
+            return test::H5Reader(f).dataset<double>("/entry/data/data/powder", H5T_NATIVE_DOUBLE);
+        };
+        CHECK(powder(in_campaign).size() == 6 * 7);
+        CHECK(powder(in_campaign) == powder(alone));
+    }
 }

@@ -339,12 +339,22 @@ CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, 
                                            (ec ? ": " + ec.message() : std::string()));
     }
 
+    // One matrix for every scan: read here once (an Eiger 4M matrix file is 72 MB) rather than
+    // by each job. One that cannot be read is left to each job, whose input then fails with the
+    // error, as without a campaign.
+    SparseJob shared = options;
+    if (!shared.matrix_spec.empty() && !shared.matrix_read && mine.size() > 1) {
+        try {
+            shared.matrix_read = std::make_shared<const MatrixFile>(read_matrix_file(shared.matrix_spec));
+        } catch (const Error&) {
+        }
+    }
     CampaignReport report;
     std::size_t frames = 0, pixels = 0;
     const auto start = std::chrono::steady_clock::now();
     std::size_t next = 0;  // into mine
     for (; next < mine.size() && !stop; ++next) {
-        SparseJob job = options;
+        SparseJob job = shared;
         job.input = plan.inputs[mine[next]];
         job.output = plan.outputs[mine[next]];
         std::string problem;

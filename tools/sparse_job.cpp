@@ -519,21 +519,28 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         std::fprintf(job.notices, "bslz4: warning: %s\n", mask_warning(job, summary).c_str());
     summary.unmasked = info.mask_source.rfind("none", 0) == 0;
     if (summary.unmasked && !job.no_mask) summary.mask_looked_for = scan.mask_looked_for;
-    IntegrationMatrix matrix;
+    // The matrix as read (by this job, or once for a campaign's) and, for acc i64, its fixed-point
+    // copy: matrix_used points at the one summed.
+    std::shared_ptr<const MatrixFile> matrix_file;
+    IntegrationMatrix fixed;
+    const IntegrationMatrix* matrix_used = nullptr;
     if (!job.matrix_spec.empty()) {
-        MatrixFile file = read_matrix_file(job.matrix_spec, scan.ni * scan.nj);
-        matrix = std::move(file.matrix);
+        const std::size_t frame_pixels = scan.ni * scan.nj;
+        matrix_file = job.matrix_read && job.matrix_read->matrix.pixels == frame_pixels
+                          ? job.matrix_read  // else read here, which names the misfit
+                          : std::make_shared<const MatrixFile>(read_matrix_file(job.matrix_spec, frame_pixels));
         note_file_at(reads, parse_matrix_spec(job.matrix_spec).file, "--matrix file");
+        const MatrixFile& file = *matrix_file;
         if (file.axes.present()) {  // bslz4-matrix's: pyFAI's intensities beside the sums, with this job's mask
-            info.normalisation = bin_normalisation(matrix, file.axes.correction, use);
-            file.axes.correction = {};
-            file.axes.correction.shrink_to_fit();
-            info.axes = std::move(file.axes);
+            info.normalisation = bin_normalisation(file.matrix, file.axes.correction, use);
+            info.axes = file.axes;
+            info.axes.correction = {};
         }
-        if (job.acc == Accumulator::i64) matrix = fixed_point_matrix(matrix, scan.type);
-        info.bins = matrix.bins;
+        if (job.acc == Accumulator::i64) fixed = fixed_point_matrix(file.matrix, scan.type);
+        matrix_used = job.acc == Accumulator::i64 ? &fixed : &file.matrix;
+        info.bins = matrix_used->bins;
         info.acc = job.acc;
-        info.powder_scale = matrix.fixed_point() ? matrix.powder_scale : 1;
+        info.powder_scale = matrix_used->fixed_point() ? matrix_used->powder_scale : 1;
     }
     const FrameRange selected = resolve_frames(parse_frame_selection(job.frames_spec), scan.frames);
     const std::size_t a = selected.first, b = selected.end;
@@ -546,7 +553,6 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     info.overwrite = job.overwrite;
     if (job.reader_threads > 16)
         throw Error(ErrorCode::bad_argument, "reader threads: " + std::to_string(job.reader_threads) + "; from 1 to 16");
-    const IntegrationMatrix* matrix_used = job.matrix_spec.empty() ? nullptr : &matrix;
     const Placement where = place(job, scan);
     times.open = seconds_since(t0);
     DecodersInTheMaking making(job, scan, use, matrix_used, where);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "bslz4/powder.hpp"
 
 namespace bslz4::tool {
+
+struct MatrixFile;  // hdf5/matrix_file.hpp
 
 struct SparseJob {
     enum class Where { any, cpu, gpu };
@@ -26,6 +29,8 @@ struct SparseJob {
     std::string use_mask_spec;  // FILE:PATH
     bool no_mask = false;
     std::string matrix_spec;  // FILE:GROUP
+    // matrix_spec's file as read once for a campaign's jobs (run_campaign); null: the job reads it.
+    std::shared_ptr<const MatrixFile> matrix_read;
     Accumulator acc = Accumulator::f64;
     std::string frames_spec;  // A:B, as frame_selection.hpp reads it
     Where where = Where::any;
