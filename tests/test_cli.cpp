@@ -98,6 +98,15 @@ TEST_CASE("--profile and --type take the synthetic profiles and the Eiger's type
     CHECK_THAT(u8.err, Catch::Contains("u16 (uint16) or u32 (uint32), not 'u8'"));
     CHECK(run_tool("demo --type f32").code == 2);
     CHECK(run_tool("bench --scan-frames 5").code == 2);  // only with --e2e
+    for (const char* shapes : {"1", "x5", "10x", "10x0", "2000,,1500x72", "3x2x1", "-4", "99999999999"}) {
+        INFO(shapes);
+        const Result r = run_tool(std::string("bench --matrix-bins ") + shapes);
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--matrix-bins"));
+    }
+    const Result shaped = run_tool("bench --cpu --frames 1 --seconds 0.01 --profile very-sparse --matrix-bins 10x3,7");
+    REQUIRE(shaped.code == 0);
+    CHECK_THAT(shaped.out, Catch::Contains("(10 x 3 bins, ") && Catch::Contains("(7 bins, "));
     CHECK(run_tool("bench --e2e --scan-frames 0").code == 2);
 #if BSLZ4_HAVE_HDF5
     const std::string dir = tmp("demo_profile");

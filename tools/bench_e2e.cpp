@@ -249,9 +249,9 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
         print_job(run_job(scan, dir.path() + "/sparse-gpu-one.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]},
                           [](SparseJob& j) { j.objects_per_gpu = 1; }),
                   fig.read_frames_per_s, ", one object a GPU");
-        // With powders: pyFAI-like matrices of 2,000 rings and of 1,500 rings x 72 sectors
-        // (integrate1d and integrate2d), read from a matrix file as a user's job reads one.
-        for (const auto& [bins, azim] : {std::pair<std::size_t, std::size_t>{2000, 1}, {1500, 72}}) {
+        // With powders: pyFAI-like matrices (default 2,000 rings, and 1,500 rings x 72 sectors:
+        // integrate1d and integrate2d), read from a matrix file as a user's job reads one.
+        for (const auto& [bins, azim] : o.powders) {
             const std::string matrix_file = dir.path() + "/matrix-" + std::to_string(bins) + "x" + std::to_string(azim) + ".h5";
             const auto m0 = Clock::now();
             write_matrix(matrix_file, "/matrix", radial_matrix(stack.ni, stack.nj, bins, azim));

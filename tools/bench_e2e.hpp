@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "eiger_stack.hpp"
@@ -22,6 +23,8 @@ struct EndToEndOptions {
     double seconds = 2;              // the most time the latency calls take past their first 20
     bool gpu = true;                 // false: the CPU only (--cpu)
     std::vector<int> devices = {0};  // latency and the job on the first; with several, the job on all too
+    // The GPU job's --matrix runs: (radial bins, azimuthal bins), as bench's --matrix-bins.
+    std::vector<std::pair<std::size_t, std::size_t>> powders = {{2000, 1}, {1500, 72}};
 };
 
 // NaN where a figure was not measured (no GPU, no HDF5).

@@ -54,7 +54,8 @@ constexpr const char* kHelp =
     "  --cut C         the cut (default 10)\n"
     "  --matrix-bins L the powders measured with the lists (sparse + powder, f64): a comma list of\n"
     "                  B (B radial bins, as integrate1d) or BxA (B radial x A azimuthal, as\n"
-    "                  integrate2d), each pixel split between two radial bins; default 2000,1500x72\n"
+    "                  integrate2d), each pixel split between two radial bins; default 2000,1500x72;\n"
+    "                  with --e2e, the GPU job runs with --matrix of each too\n"
     "  --threads N     threads for the all-cores run (default: all cores)\n"
     "  --e2e           also end to end: one frame's latency from host memory to lists on the host\n"
     "                  (median, 99th percentile), then a scan written to $TMPDIR, the file's read\n"
@@ -466,6 +467,7 @@ int cmd_bench(const Args& raw) {
     set.devices = args.has("--device") ? resolve_devices(devices, args.get("--device")) : std::vector<int>{0};
     set.e2e = args.flags.count("--e2e") > 0;
     set.powders = parse_powder_shapes(args.get("--matrix-bins", "2000,1500x72"));
+    set.e2e_options.powders = set.powders;
     if (args.has("--scan-frames") && !set.e2e) throw UsageError("--scan-frames is for --e2e");
     bool gpu_present = false;
 #if BSLZ4_HAVE_CUDA
