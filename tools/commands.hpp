@@ -13,5 +13,6 @@ int cmd_encode(const Args& args);
 int cmd_bench(const Args& args);
 int cmd_demo(const Args& args);
 int cmd_sparse(const Args& args);  // needs HDF5
+int cmd_peaks(const Args& args);   // needs HDF5
 
 }  // namespace bslz4::tool

@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  decode ...         a chunk to raw little-endian pixels\n"
     "  encode ...         raw pixels to a bitshuffle chunk (lz4 or zstd)\n"
     "  sparse IN.h5 ...   an HDF5 scan -> sparse pixels (+ powder) in an ImageD11 sparse file\n"
+    "  peaks DATASET.h5   ImageD11's properties step: sparse pixels -> its 2D and 3D peaks table\n"
     "  bench [--cpu]      decode + sparsify throughput on a synthetic Eiger 4M stack\n"
     "  demo               a synthetic Eiger 4M scan through `sparse`, GPU checked against CPU\n"
     "\n"
@@ -35,6 +36,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"info", bslz4::tool::cmd_info},     {"decode", bslz4::tool::cmd_decode}, {"encode", bslz4::tool::cmd_encode},
     {"bench", bslz4::tool::cmd_bench},   {"demo", bslz4::tool::cmd_demo},     {"sparse", bslz4::tool::cmd_sparse},
+    {"peaks", bslz4::tool::cmd_peaks},
 };
 
 }  // namespace

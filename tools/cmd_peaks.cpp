@@ -1,0 +1,115 @@
+// bslz4 peaks: ImageD11's properties step (ImageD11.sinograms.properties.main) on the sparse
+// pixels of a scanning 3DXRD dataset, in one multithreaded process: each frame's peaks labelled,
+// their properties, the overlaps joining them across frames and rows, and the 3D peaks; written as
+// ImageD11's peaks table file, for DataSet.pk2d / pk4d and the columnfiles.
+#include <chrono>
+#include <cstdio>
+
+#include "bslz4/error.hpp"
+#include "command_line.hpp"
+#include "commands.hpp"
+
+#if BSLZ4_HAVE_HDF5
+#include "hdf5/peaks_file.hpp"
+#include "hdf5/peaks_input.hpp"
+#include "peaks/peak_table.hpp"
+#endif
+
+namespace bslz4::tool {
+
+namespace {
+
+constexpr const char* kHelp =
+    "usage: bslz4 peaks DATASET.h5 [--sparse FILE] [-o PKS.h5] [--algorithm lmlabel|cplabel]\n"
+    "                   [--wtmax W] [--threads N] [--overwrite] [--quiet]\n"
+    "ImageD11's properties step (ImageD11.sinograms.properties.main) on the sparse pixels of\n"
+    "the dataset DATASET.h5 (ImageD11's dataset file: its scans, their omega angles, and the\n"
+    "names of its sparse file and peaks table file). Every frame of every scan is labelled\n"
+    "(lmlabel: each pixel joins its local maximum of the smoothed intensity; cplabel: 8-connected\n"
+    "pixels above 0), each peak measured (pixels, sum, sum x row, sum x col, frame), the peaks of\n"
+    "neighbouring frames in omega and of the same omega in neighbouring scans joined where they\n"
+    "share pixels, and the joined groups numbered as 3D peaks. The result is ImageD11's peaks\n"
+    "table (group pks2d: ipk, pk_props, npk, glabel, nlabel), equal to what properties.main\n"
+    "writes, for DataSet.pk2d, pk4d, get_cf_2d and get_cf_4d.\n"
+    "\n"
+    "--sparse FILE   the sparse pixels: one group a scan, as ImageD11's assemble_label writes\n"
+    "                (default: the dataset's sparsefile)\n"
+    "-o PKS.h5       the peaks table file (default: the dataset's pksfile); an existing file is\n"
+    "                replaced only with --overwrite, and never one this run reads\n"
+    "--algorithm A   lmlabel (default) or cplabel, as properties.main's options['algorithm']\n"
+    "--wtmax W       pixel weights above W count as W (options['wtmax'], for saturated pixels)\n"
+    "--threads N     scans labelled at once (default: the CPUs this process may use)\n";
+
+#if BSLZ4_HAVE_HDF5
+std::string resolve(const std::string& name, const std::string& option, const char* attribute, const std::string& ds_file) {
+    if (!name.empty()) return name;
+    throw UsageError(ds_file + " names no " + attribute + ": give " + option);
+}
+#endif
+
+}  // namespace
+
+int cmd_peaks(const Args& raw) {
+    const Arguments args =
+        parse_arguments(raw, {"--sparse", "-o", "--algorithm", "--wtmax", "--threads"}, {"--overwrite", "--quiet"});
+    if (args.flags.count("help")) {
+        std::fputs(kHelp, stdout);
+        return 0;
+    }
+#if !BSLZ4_HAVE_HDF5
+    throw Error(ErrorCode::bad_argument, "peaks: this build has no HDF5 (install libhdf5-dev and rebuild)");
+#else
+    if (args.positional.size() != 1) throw UsageError("give one ImageD11 dataset file (DATASET.h5)");
+    peaks::PeakOptions options;
+    try {
+        options.algorithm = peaks::parse_algorithm(args.get("--algorithm", "lmlabel"));
+    } catch (const Error& e) {
+        throw UsageError(std::string("--algorithm: ") + e.what());
+    }
+    if (args.has("--wtmax")) {
+        const double w = args.number("--wtmax", 0);
+        if (!(w == w) || w < -9.2e18 || w > 9.2e18) throw UsageError("--wtmax must be a number an int64 holds");
+        options.wtmax = w;
+    }
+    const unsigned long long threads = args.count("--threads", 0);
+    if (threads > 4096) throw UsageError("--threads " + std::to_string(threads) + " is more than 4096");
+    const bool quiet = args.has("--quiet");
+    const std::string ds_file = args.positional[0];
+    const auto start = std::chrono::steady_clock::now();
+    const ImageD11Scans ds = read_imaged11_scans(ds_file);
+    const std::string sparse = resolve(args.get("--sparse", ds.sparsefile), "--sparse", "sparsefile", ds_file);
+    const std::string output = resolve(args.get("-o", ds.pksfile), "-o", "pksfile", ds_file);
+
+    PeaksFileInfo info;
+    info.command_line = "bslz4 peaks";
+    for (const std::string& a : raw) info.command_line += " " + a;
+    info.sparse_file = sparse;
+    info.dataset_file = ds_file;
+    info.algorithm = peaks::algorithm_name(options.algorithm);
+    info.wtmax = options.wtmax;
+    info.overwrite = args.has("--overwrite");
+    info.inputs = {ds_file, sparse};
+    check_peaks_output(output, info);  // before the work, not after it
+
+    const SparsePixelsFile pixels(sparse);
+    const peaks::PeakTable table = peaks::build_peak_table(
+        ds.scans.size(), [&](std::size_t r) { return pixels.read(ds.scans[r], ds.omega[r]); }, options,
+        static_cast<unsigned>(threads));
+    write_peaks_file(output, table, info);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!quiet) {
+        std::int64_t ii = 0, ij = 0;
+        for (const auto& r : table.npk) {
+            ii += r[1];
+            ij += r[2];
+        }
+        std::printf("%s: %zu scans, %zu 2D peaks (%s%s), %lld overlaps in scans and %lld between them, %lld 3D peaks, %.2f s\n",
+                    output.c_str(), ds.scans.size(), table.peaks(), info.algorithm.c_str(),
+                    options.wtmax ? (", wtmax " + args.get("--wtmax")).c_str() : "", static_cast<long long>(ii),
+                    static_cast<long long>(ij), static_cast<long long>(table.nlabel), seconds);
+    }
+    return 0;
+#endif
+}
+
+}  // namespace bslz4::tool
