@@ -33,8 +33,7 @@ void PropertySums::add_frame(const SparseFrame& f, const std::int32_t* labels, s
             throw Error(ErrorCode::bad_argument,
                         what + ": peak " + std::to_string(l) + " of " + std::to_string(count) + " (" +
                             std::to_string(pixels_[l]) + " pixels) has weights summing to " + std::to_string(sum_[l]) +
-                            ", below 1; ImageD11's properties step refuses such a frame (\"bad data\") too" +
-                            (wtmax ? "" : ": a cut at or above 0 on integer pixels makes none"));
+                            ", below 1; ImageD11's properties step refuses such a frame (\"bad data\") too");
         out[kPixels].push_back(pixels_[l]);
         out[kSum].push_back(static_cast<std::int64_t>(sum_[l]));
         out[kSumRow].push_back(static_cast<std::int64_t>(sum_row_[l]));
