@@ -6,7 +6,12 @@ the neighbouring rows, empty frames, pixels on the frame's edges, a frame with e
 saturated pixels), u16 and u32 (with values float32 rounds), both algorithms, with and without
 wtmax, and a dataset of one scan (ImageD11's other path). The peaks table (ipk, pk_props, npk,
 glabel, nlabel) must equal ImageD11's, value and type, and the 2D and 4D columnfiles that
-DataSet.pk2d / pk4d make from each must be equal too. Exits 77 without h5py or ImageD11.
+DataSet.pk2d / pk4d make from each must be equal too.
+
+Then `bslz4 sparse --peaks` on a scan hdf5plugin wrote (150 frames: batches of the job end inside
+spots): its labels, nlabels, peak_props and peak_pairs must be those ImageD11's SparseScan and
+properties.props make from the lists it wrote, and `bslz4 peaks` on that file (its labels used,
+not made again) must write ImageD11's peaks table. Exits 77 without h5py, hdf5plugin or ImageD11.
 """
 import contextlib
 import io
@@ -133,6 +138,82 @@ def compare(tmp, dsfile, sparse, algorithm, wtmax, label):
           f"{label}: the 2D ({r2.nrows} peaks) and 4D ({r4.nrows} peaks) columnfiles equal ImageD11's")
 
 
+def same_pairs(ours, theirs):
+    """Our peak_pairs rows (frame a, frame b, label a, label b, pixels) against pairrow's dict."""
+    mine = {}
+    for fa, fb, la, lb, c in ours:
+        mine.setdefault((0, int(fa), 0, int(fb)), []).append((int(la), int(lb), int(c)))
+    return mine == {k: [tuple(int(x) for x in r) for r in v[1]] for k, v in theirs.items() if v[0] > 0}
+
+
+def sparse_peaks_cases(tmp, rng):
+    try:
+        import hdf5plugin
+        from ImageD11 import sparseframe
+    except ImportError as e:
+        print(f"skipped the bslz4 sparse --peaks cases: {e}")
+        return
+    n, ni, nj = 150, 50, 70
+    f = (rng.random((n, ni, nj)) < 0.02) * rng.integers(1, 4, (n, ni, nj))
+    for _ in range(300):
+        k, i, j = rng.integers(0, n), rng.integers(0, ni), rng.integers(0, nj)
+        for dk in range(4):
+            if k + dk < n:
+                box = f[k + dk, max(i - 2, 0):i + 3, max(j - 2, 0):j + 3]
+                box += rng.integers(2, 50, box.shape)
+    f[62:67] += 1  # every pixel listed, across the end of the first batch
+    f[100] = 0
+    scan = os.path.join(tmp, "scan.h5")
+    with h5py.File(scan, "w") as h:
+        h.create_dataset("/entry/data/data", data=f.astype(np.uint16), chunks=(1, ni, nj), **hdf5plugin.Bitshuffle(cname="lz4"))
+    out = os.path.join(tmp, "sparse_peaks.h5")
+    for algorithm in ("lmlabel", "cplabel"):
+        for wtmax in (None, 30):
+            label = f"sparse --peaks {algorithm} wtmax {wtmax}"
+            cmd = [TOOL, "sparse", scan, "-o", out, "--cut", "0", "--peaks", algorithm, "--overwrite", "--cpu", "--quiet"]
+            if wtmax is not None:
+                cmd += ["--wtmax", str(wtmax)]
+            run = subprocess.run(cmd, capture_output=True, text=True)
+            if run.returncode != 0:
+                check(False, f"{label}: exits 0 ({run.stderr.strip()})")
+                continue
+            s = sparseframe.SparseScan(out, "/entry/data/data")
+            s.motors["omega"] = np.arange(n, dtype=float)
+            with contextlib.redirect_stdout(io.StringIO()):
+                props, pairs = properties.props(s, 0, algorithm=algorithm, wtmax=wtmax)
+            with h5py.File(out, "r") as h:
+                g = h["/entry/data/data"]
+                check(np.array_equal(g["labels"][()], s.labels) and np.array_equal(g["nlabels"][()], s.nlabels),
+                      f"{label}: labels and nlabels equal SparseScan.{algorithm}'s ({len(s.labels)} pixels)")
+                check(np.array_equal(g["peak_props"][()].T, props), f"{label}: peak_props equal props' ({props.shape[1]} peaks)")
+                check(same_pairs(g["peak_pairs"][()], pairs), f"{label}: peak_pairs equal pairrow's ({len(g['peak_pairs'])})")
+            # bslz4 peaks on it: the labels are taken, and the table is ImageD11's.
+            ds = dataset.DataSet(dataroot=tmp, analysisroot=tmp, sample="s", dset="p")
+            ds.scans = ["/entry/data/data"]
+            ds.shape = (1, n)
+            ds.omega = np.arange(n, dtype=float)[None, :]
+            ds.dty = np.zeros((1, n))
+            dsfile = os.path.join(tmp, "ds_peaks.h5")
+            if os.path.exists(dsfile):
+                os.remove(dsfile)
+            with contextlib.redirect_stdout(io.StringIO()):
+                ds.save(dsfile)
+            ref, ours = os.path.join(tmp, "ref_sp.h5"), os.path.join(tmp, "ours_sp.h5")
+            for p in (ref, ours):
+                if os.path.exists(p):
+                    os.remove(p)
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                properties.main(dsfile, out, ref, options={"algorithm": algorithm, "wtmax": wtmax, "nproc": 1})
+            cmd = [TOOL, "peaks", dsfile, "--sparse", out, "-o", ours, "--algorithm", algorithm]
+            if wtmax is not None:
+                cmd += ["--wtmax", str(wtmax)]
+            run = subprocess.run(cmd, capture_output=True, text=True)
+            (rt, rn), (ot, on) = read_table(ref), read_table(ours)
+            check(run.returncode == 0 and "their labels were used" in run.stdout and
+                  all(np.array_equal(rt[k], ot[k]) for k in rt) and int(rn) == int(on),
+                  f"{label}: bslz4 peaks takes its labels and writes ImageD11's table ({run.stdout.strip()}{run.stderr.strip()})")
+
+
 def main():
     rng = np.random.default_rng(30)
     cases = [("u16", np.uint16, False, 5, 24), ("u32", np.uint32, True, 4, 20), ("u16 one scan", np.uint16, False, 1, 30)]
@@ -142,6 +223,8 @@ def main():
             for algorithm in ("lmlabel", "cplabel"):
                 for wtmax in (None, 50):
                     compare(tmp, dsfile, sparse, algorithm, wtmax, f"{name} {algorithm} wtmax {wtmax}")
+    with tempfile.TemporaryDirectory() as tmp:
+        sparse_peaks_cases(tmp, rng)
     interop_env.finish()
 
 

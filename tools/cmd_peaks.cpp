@@ -33,7 +33,9 @@ constexpr const char* kHelp =
     "writes, for DataSet.pk2d, pk4d, get_cf_2d and get_cf_4d.\n"
     "\n"
     "--sparse FILE   the sparse pixels: one group a scan, as ImageD11's assemble_label writes\n"
-    "                (default: the dataset's sparsefile)\n"
+    "                (default: the dataset's sparsefile). A scan whose group holds labels that\n"
+    "                `bslz4 sparse --peaks` made with the same algorithm is not labelled again:\n"
+    "                its labels are checked and used\n"
     "-o PKS.h5       the peaks table file (default: the dataset's pksfile); an existing file is\n"
     "                replaced only with --overwrite, and never one this run reads\n"
     "--algorithm A   lmlabel (default) or cplabel, as properties.main's options['algorithm']\n"
@@ -93,7 +95,7 @@ int cmd_peaks(const Args& raw) {
 
     const SparsePixelsFile pixels(sparse);
     const peaks::PeakTable table = peaks::build_peak_table(
-        ds.scans.size(), [&](std::size_t r) { return pixels.read(ds.scans[r], ds.omega[r]); }, options,
+        ds.scans.size(), [&](std::size_t r) { return pixels.read(ds.scans[r], ds.omega[r], info.algorithm); }, options,
         static_cast<unsigned>(threads));
     write_peaks_file(output, table, info);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -103,6 +105,9 @@ int cmd_peaks(const Args& raw) {
             ii += r[1];
             ij += r[2];
         }
+        if (table.rows_labelled_before)
+            std::printf("%zu of %zu scans came labelled (bslz4 sparse --peaks %s): their labels were used\n",
+                        table.rows_labelled_before, ds.scans.size(), info.algorithm.c_str());
         std::printf("%s: %zu scans, %zu 2D peaks (%s%s), %lld overlaps in scans and %lld between them, %lld 3D peaks, %.2f s\n",
                     output.c_str(), ds.scans.size(), table.peaks(), info.algorithm.c_str(),
                     options.wtmax ? (", wtmax " + args.get("--wtmax")).c_str() : "", static_cast<long long>(ii),

@@ -25,6 +25,7 @@
 #if BSLZ4_HAVE_HDF5
 #include "edf/edf_mask.hpp"
 #include "hdf5/imaged11_dataset.hpp"
+#include "peaks/frame_labels.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "sparse_campaign.hpp"
 #endif
@@ -85,6 +86,13 @@ constexpr const char* kHelp =
     "  --pixels-in-spot K   drop the listed pixels in 8-connected groups of fewer than K of\n"
     "                       them, as ImageD11's segmenter's pixels_in_spot (after --howmany, as\n"
     "                       there; on the host); 0 or 1 keeps all (default)\n"
+    "  --peaks A            label each frame's listed pixels into peaks as ImageD11's properties\n"
+    "                       step does (A: lmlabel or cplabel, after --pixels-in-spot), and write\n"
+    "                       beside the lists each pixel's label, each frame's peaks with their\n"
+    "                       properties, and the overlaps of consecutive frames (labels, nlabels,\n"
+    "                       peak_props, peak_pairs); on the host, on --peak-threads threads\n"
+    "  --wtmax W            with --peaks: pixel weights above W count as W\n"
+    "  --peak-threads N     with --peaks: threads labelling a batch (default: the cores)\n"
     "  --preset imaged11    ImageD11's segmenter's defaults for what is not given: --howmany\n"
     "                       100000, --thresholds C*2**i for i = 0..5, --pixels-in-spot 3\n"
     "  --per-file           a group per data file of an Eiger master, each at its own path\n"
@@ -180,6 +188,7 @@ int cmd_sparse(const Args& raw) {
     const Arguments args = parse_arguments(
         raw, {"--dataset", "-o", "--cut", "--mask", "--use-mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
               "--readers", "--on-error", "--howmany", "--thresholds", "--pixels-in-spot", "--compression", "--imaged11",
+              "--peaks", "--wtmax", "--peak-threads",
               "--preset"},
         {"--no-mask", "--cpu", "--gpu", "--quiet", "--json", "--per-file", "--overwrite", "--resume"});
     if (args.flags.count("help")) {
@@ -262,6 +271,25 @@ int cmd_sparse(const Args& raw) {
     if (!parse_list_compression(args.get("--compression", "bitshuffle-lz4"), job.compression))
         throw UsageError("--compression '" + args.get("--compression") + "': bitshuffle-lz4, deflate or none");
     job.pixels_in_spot = static_cast<std::size_t>(args.count("--pixels-in-spot", 0));
+    if (args.has("--peaks")) {
+        peaks::PeakOptions peak_options;
+        try {
+            peak_options.algorithm = peaks::parse_algorithm(args.get("--peaks"));
+        } catch (const Error& e) {
+            throw UsageError(std::string("--peaks: ") + e.what());
+        }
+        if (args.has("--wtmax")) {
+            const double w = args.number("--wtmax", 0);
+            if (!(w == w) || w < -9.2e18 || w > 9.2e18) throw UsageError("--wtmax must be a number an int64 holds");
+            peak_options.wtmax = w;
+        }
+        const unsigned long long threads = args.count("--peak-threads", 0);
+        if (threads > 4096) throw UsageError("--peak-threads " + args.get("--peak-threads") + " is more than 4096");
+        job.peaks = peak_options;
+        job.peak_threads = static_cast<unsigned>(threads);
+    } else if (args.has("--wtmax") || args.has("--peak-threads")) {
+        throw UsageError(std::string(args.has("--wtmax") ? "--wtmax" : "--peak-threads") + " goes with --peaks");
+    }
     job.on_error = on_error;
     if (args.has("--readers")) {
         const unsigned long long readers = args.count("--readers", 0);

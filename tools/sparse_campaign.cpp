@@ -241,6 +241,12 @@ std::string scan_summary(const SparseSummary& s, const SparseJob& job) {
     if (job.pixels_in_spot > 1)
         line += "; " + std::to_string(s.pixels_not_in_spots) + " pixels not in spots of " + std::to_string(job.pixels_in_spot) +
                 " dropped";
+    if (job.peaks) {
+        char peaks_text[160];
+        std::snprintf(peaks_text, sizeof peaks_text, "; %zu peaks (%s), %zu overlaps of consecutive frames, labelled in %.2f s", s.peaks,
+                      peaks::algorithm_name(job.peaks->algorithm), s.peak_pairs, s.times.peaks);
+        line += peaks_text;
+    }
     if (s.frame_pixels) {
         char share[32];
         std::snprintf(share, sizeof share, " (%.2f %%)", 100.0 * static_cast<double>(s.masked_pixels) / static_cast<double>(s.frame_pixels));
@@ -262,6 +268,7 @@ JsonLine scan_json(const SparseSummary& s, const SparseJob& job) {
     JsonLine j;
     j.add("kind", "scan").add("input", job.input).add("output", job.output).add("status", s.interrupted ? "interrupted" : "done");
     j.add("frames", s.frames).add("pixels", s.pixels).add("pixels_not_in_spots", s.pixels_not_in_spots).add("bad_frames", s.bad_frames);
+    if (job.peaks) j.add("peaks", s.peaks).add("peak_pairs", s.peak_pairs).add("peak_seconds", s.times.peaks);
     j.add("decoded_bytes", s.decoded_bytes).add("seconds", s.seconds).add("frames_per_s", s.seconds > 0 ? s.frames / s.seconds : 0.0);
     j.add("decoder", s.decoder).add("mask", s.mask_source).add("unmasked", s.unmasked).add("masked_pixels", s.masked_pixels);
     j.add("masked_fraction", s.frame_pixels ? static_cast<double>(s.masked_pixels) / static_cast<double>(s.frame_pixels) : 0.0);

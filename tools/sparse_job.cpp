@@ -23,6 +23,7 @@
 #include "bslz4/error.hpp"
 #include "batch_reader.hpp"
 #include "connected_pixels.hpp"
+#include "list_peaks.hpp"
 #include "device_list.hpp"
 #include "frame_selection.hpp"
 #include "edf/edf_mask.hpp"
@@ -551,6 +552,10 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     info.scan_frames = b - a;
     info.compression = job.compression;
     info.overwrite = job.overwrite;
+    if (job.peaks) {
+        info.peaks_algorithm = peaks::algorithm_name(job.peaks->algorithm);
+        info.peaks_wtmax = job.peaks->wtmax;
+    }
     if (job.reader_threads > 16)
         throw Error(ErrorCode::bad_argument, "reader threads: " + std::to_string(job.reader_threads) + "; from 1 to 16");
     const Placement where = place(job, scan);
@@ -638,10 +643,13 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         // On the collector's thread, which otherwise waits for the decoders: the filter costs the
         // job nothing while it is faster than they are.
         SpotFilter spots(job.pixels_in_spot, scan.type, scan.nj);
+        std::optional<ListPeaks> peaks;
+        if (job.peaks) peaks.emplace(*job.peaks, scan.type, scan.ni, scan.nj, job.peak_threads);
         Progress progress(b - a, job.quiet);
         const auto loop_start = Clock::now();
         for (const Part& p : parts) {
             writer->begin_group(scan.datasets[p.d].path, p.end - p.first);
+            if (peaks && (job.per_file || &p == &parts.front())) peaks->begin_group();
             const auto part_start = Clock::now();
             BatchReader reader(p.index, ring, kBatchFrames, readers);
             take_decoders();
@@ -661,6 +669,13 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
                     first = false;
                 }
                 if (spots.active()) summary.pixels_not_in_spots += keep_pixels_in_spots(spots, rows);
+                if (peaks) {
+                    const auto l0 = Clock::now();
+                    peaks->label(rows, summary.frames);
+                    summary.peaks += rows.peak_props.size() / 5;
+                    summary.peak_pairs += rows.peak_pairs.size() / 5;
+                    times.peaks += seconds_since(l0);
+                }
                 summary.pixels += rows.pixels();
                 summary.frames += rows.frames();
                 summary.bad_frames += rows.bad.size();

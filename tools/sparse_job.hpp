@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hdf5/list_compression.hpp"
+#include "peaks/scan_peaks.hpp"
 #include "bslz4/frame_status.hpp"
 #include "bslz4/powder.hpp"
 
@@ -68,6 +69,11 @@ struct SparseJob {
     // groups of fewer than K are dropped, after top pixels, on the host (connected_pixels.hpp);
     // 0 or 1 keeps every pixel. nnz and the summary count what is kept.
     std::size_t pixels_in_spot = 0;
+    // ImageD11's peaks (--peaks lmlabel|cplabel [--wtmax W]): each frame's list labelled after
+    // pixels_in_spot, on the host (list_peaks.hpp), written beside the lists (OutputInfo's
+    // peaks_algorithm). peak_threads: the threads labelling a batch (0: the machine's cores).
+    std::optional<peaks::PeakOptions> peaks;
+    unsigned peak_threads = 0;
     // Positional reads of chunks at once (1 to 16); 0: 2 on the CPU, 2 + 2 a GPU on GPUs (the
     // GPUs decode faster than two threads read a page-cached file).
     unsigned reader_threads = 0;
@@ -105,13 +111,15 @@ struct JobTimes {
     // whose busy time nears loop x its threads is the one the others wait for.
     double reading = 0;   // positional reads into the ring (SparseSummary::reader_threads)
     double decoding = 0;  // the decoders' calls, and their rows made for the writer (SparseSummary::decoder_threads)
-    double handing = 0;   // the collector thread: spots filter, then handing rows to the writer (waits when it is full)
+    double handing = 0;   // the collector thread: spots filter, peaks, then handing rows to the writer (waits when it is full)
+    double peaks = 0;     // of that, labelling the batches' peaks (wall time, on peak_threads threads)
     double writing = 0;   // the writer thread's HDF5 appends
 };
 
 struct SparseSummary {
     std::size_t frames = 0, pixels = 0;  // pixels: those written
     std::size_t pixels_not_in_spots = 0;  // listed, then dropped by job.pixels_in_spot
+    std::size_t peaks = 0, peak_pairs = 0;  // with job.peaks: 2D peaks, and overlaps of consecutive frames
     double decoded_bytes = 0, seconds = 0;  // seconds: from the readers' start to the file's close
     bool interrupted = false;
     // Stopped (interrupted): where the frames done were kept, the output left as it was

@@ -70,7 +70,8 @@ SparsePixelsFile::SparsePixelsFile(const std::string& path) : path_(path) {
     file_ = h5::open_file(path);
 }
 
-peaks::ScanPixels SparsePixelsFile::read(const std::string& group, const std::vector<double>& omega) const {
+peaks::ScanPixels SparsePixelsFile::read(const std::string& group, const std::vector<double>& omega,
+                                         const std::string& algorithm) const {
     const h5::Lock lock;
     const hid_t f = file_.get();
     const std::string where = path_ + ":" + group;
@@ -110,6 +111,14 @@ peaks::ScanPixels SparsePixelsFile::read(const std::string& group, const std::ve
     p.col = read_head<std::uint16_t>(col.get(), H5T_NATIVE_UINT16, total, where + "/col");
     p.intensity = read_head<float>(intensity.get(), H5T_NATIVE_FLOAT, total, where + "/intensity");
     p.omega = omega;
+    if (h5::has_attribute(f, group, "peaks_algorithm", where) && h5::read_text_attribute(f, group, "peaks_algorithm") == algorithm &&
+        h5::exists(f, group + "/labels", path_) && h5::exists(f, group + "/nlabels", path_)) {
+        const h5::Handle labels = column("labels"), nlabels = h5::open_dataset(f, group + "/nlabels", path_);
+        if (length_of(nlabels.get(), where + "/nlabels") < frames)
+            throw bad(where + ": nlabels has fewer values than its nframes = " + std::to_string(frames));
+        p.labels = read_head<std::int32_t>(labels.get(), H5T_NATIVE_INT32, total, where + "/labels");
+        p.nlabels = read_head<std::uint32_t>(nlabels.get(), H5T_NATIVE_UINT32, frames, where + "/nlabels");
+    }
     return p;
 }
 

@@ -29,7 +29,9 @@ ImageD11Scans read_imaged11_scans(const std::string& dataset_file);
 class SparsePixelsFile {
 public:
     explicit SparsePixelsFile(const std::string& path);
-    peaks::ScanPixels read(const std::string& group, const std::vector<double>& omega) const;
+    // A group with labels made by `algorithm` (bslz4 sparse --peaks: attribute peaks_algorithm,
+    // datasets labels and nlabels) has them read too, so the row is not labelled again.
+    peaks::ScanPixels read(const std::string& group, const std::vector<double>& omega, const std::string& algorithm) const;
     hid_t id() const { return file_.get(); }
 
 private:

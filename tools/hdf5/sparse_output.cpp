@@ -18,6 +18,7 @@
 
 #include "bslz4/encode.hpp"
 #include "bslz4/error.hpp"
+#include "run_on_threads.hpp"
 #include "scan_input.hpp"
 
 namespace bslz4::tool {
@@ -292,35 +293,6 @@ private:
 
 namespace {
 
-// Runs work(k) for every k < n on up to `threads` threads, this one among them; rethrows the
-// first failure once all have stopped.
-void run_on_threads(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& work) {
-    std::atomic<std::size_t> next{0};
-    std::exception_ptr error;
-    std::mutex m;
-    auto loop = [&] {
-        for (std::size_t k; (k = next++) < n;) {
-            try {
-                work(k);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(m);
-                if (!error) error = std::current_exception();
-                next = n;
-            }
-        }
-    };
-    std::vector<std::thread> helpers;
-    for (unsigned t = 1; t < threads && t < n; ++t) {
-        try {
-            helpers.emplace_back(loop);
-        } catch (const std::system_error&) {
-            break;  // fewer threads: the work is still done
-        }
-    }
-    loop();
-    for (std::thread& h : helpers) h.join();
-    if (error) std::rethrow_exception(error);
-}
 
 }  // namespace
 
@@ -368,6 +340,7 @@ SparseOutput::~SparseOutput() {
 bool SparseOutput::close_file() {
     lists_.clear();
     datasets_.clear();
+    peak_sets_.clear();
     bad_frames_ = h5::Handle();
     group_ = h5::Handle();
     if (file_.get() < 0) return true;
@@ -469,6 +442,15 @@ void SparseOutput::start_group(const std::string& group_path, const std::string&
                           axes.azimuthal_unit);
         }
     }
+    peak_sets_.clear();
+    if (!info_.peaks_algorithm.empty()) {
+        lists_.push_back(std::make_unique<ListSeries>(g, "labels", H5T_NATIVE_INT32, 4, info_.compression, what));
+        peak_sets_.push_back(series(g, "nlabels", H5T_NATIVE_UINT32, 0, 1024));
+        peak_sets_.push_back(series(g, "peak_props", H5T_NATIVE_INT64, 5, 1024));
+        peak_sets_.push_back(series(g, "peak_pairs", H5T_NATIVE_INT64, 5, 1024));
+        attribute(g, "peaks_algorithm", info_.peaks_algorithm);
+        if (info_.peaks_wtmax) attribute(g, "peaks_wtmax", *info_.peaks_wtmax);
+    }
     bad_frames_ = series(g, "bad_frames", bad_frame_type(true).get(), 0, 64);
     frames_done_ = pixels_done_ = 0;
     frames_expected_ = frames;
@@ -521,12 +503,30 @@ void SparseOutput::append(const OutputRows& rows) {
     lists_[0]->append(rows.row.data(), total, whole);
     lists_[1]->append(rows.col.data(), total, whole);
     lists_[2]->append(rows.intensity.data(), total, whole);
+    if (!peak_sets_.empty()) {
+        if (rows.labels.size() != total || rows.nlabels.size() != count || rows.peak_props.size() % 5 || rows.peak_pairs.size() % 5)
+            throw Error(ErrorCode::bad_argument, path_ + ": a batch came without its peaks");
+        lists_[3]->append(rows.labels.data(), total, whole);
+    }
     // a thread started for fewer chunks than this costs more than it saves (sparse frames)
     constexpr std::size_t kChunksPerThread = 4;
     const auto threads = static_cast<unsigned>(std::min<std::size_t>(encoder_threads_, whole.size() / kChunksPerThread));
     run_on_threads(whole.size(), std::max(1u, threads), [&](std::size_t k) { ListSeries::encode(whole[k]); });
     for (const ListChunk& c : whole) c.list->write(c);
     append_rows(datasets_[0].get(), H5T_NATIVE_UINT32, rows.nnz.data(), count, "nnz");
+    if (!peak_sets_.empty()) {
+        // The batch's frame numbers become the group's.
+        const auto offset = static_cast<std::int64_t>(frames_done_);
+        std::vector<std::int64_t> props = rows.peak_props, pairs = rows.peak_pairs;
+        for (std::size_t k = 4; k < props.size(); k += 5) props[k] += offset;
+        for (std::size_t k = 0; k < pairs.size(); k += 5) {
+            pairs[k] += offset;
+            pairs[k + 1] += offset;
+        }
+        append_rows(peak_sets_[0].get(), H5T_NATIVE_UINT32, rows.nlabels.data(), count, "nlabels");
+        append_rows(peak_sets_[1].get(), H5T_NATIVE_INT64, props.data(), props.size() / 5, "peak_props");
+        append_rows(peak_sets_[2].get(), H5T_NATIVE_INT64, pairs.data(), pairs.size() / 5, "peak_pairs");
+    }
     if (info_.bins) {
         if (rows.powder.size() != count * info_.bins * accumulator_size(info_.acc))
             throw Error(ErrorCode::bad_argument,
@@ -553,6 +553,7 @@ void SparseOutput::append(const OutputRows& rows) {
     // file when it flushes it: placed first, they leave the lists' unencoded last chunks at the
     // file's end (see write_tail)
     for (const h5::Handle& d : datasets_) H5Dflush(d.get());
+    for (const h5::Handle& d : peak_sets_) H5Dflush(d.get());
     H5Dflush(bad_frames_.get());
     for (const auto& list : lists_) list->write_tail(false);
     write_attributes(group_.get(), false);

@@ -34,6 +34,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,6 +78,14 @@ struct OutputInfo {
     bool per_file = false;
     std::string scan_path;
     std::size_t scan_frames = 0;
+    // bslz4 sparse --peaks: "lmlabel" or "cplabel" ("" none), and the weights' clip. Each group
+    // then has labels (int32, a pixel's peak in its frame, 1..; 0 none), nlabels (uint32, per
+    // frame), peak_props (int64, a row a peak: npixels, sum, sum row x w, sum col x w, frame) and
+    // peak_pairs (int64, a row an overlap of consecutive frames: frame a, frame b, label a,
+    // label b, shared pixels), frames numbered in the group; attributes peaks_algorithm and
+    // peaks_wtmax. (ImageD11's pk_props is peak_props transposed, its frames offset by the row.)
+    std::string peaks_algorithm;
+    std::optional<double> peaks_wtmax;
 };
 
 // A batch's rows as the output stores them, owned: made on the decoding thread from the
@@ -87,6 +96,12 @@ struct OutputRows {
     std::vector<std::uint32_t> nnz;       // per frame
     std::vector<std::uint8_t> powder;     // frames x bins of the accumulator's type; empty without a matrix
     std::vector<FrameError> bad;          // for bad_frames; FrameError::frame is the input dataset's frame
+    // With OutputInfo::peaks_algorithm (list_peaks.hpp fills them): labels a pixel, nlabels a
+    // frame, 5 values a peak and 5 an overlap, their frames numbered from the batch's first (-1:
+    // the frame before it).
+    std::vector<std::int32_t> labels;
+    std::vector<std::uint32_t> nlabels;
+    std::vector<std::int64_t> peak_props, peak_pairs;
     std::size_t frames() const { return nnz.size(); }
     std::size_t pixels() const { return row.size(); }
     // Appends one frame's list (a frame of nj columns) and its powder row (powder_bytes bytes).
@@ -140,6 +155,7 @@ private:
     h5::Handle group_;
     std::vector<std::unique_ptr<ListSeries>> lists_;  // row, col, intensity
     std::vector<h5::Handle> datasets_;                // nnz, powder
+    std::vector<h5::Handle> peak_sets_;               // nlabels, peak_props, peak_pairs (with peaks)
     h5::Handle bad_frames_;
     std::vector<std::string> sources_;  // the input datasets of the group
     std::size_t frames_done_ = 0, pixels_done_ = 0, frames_expected_ = 0;

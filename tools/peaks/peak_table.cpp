@@ -17,6 +17,7 @@ struct RowSlot {
     std::vector<PeakEdge> edges;  // within the row, and with the row before
     std::uint64_t pairs_ii = 0, pairs_ij = 0;
     bool labelled = false;
+    bool labels_given = false;
     unsigned neighbours_paired = 0;  // of the rows before and after it (those that exist)
 };
 
@@ -79,6 +80,7 @@ PeakTable build_peak_table(std::size_t rows, const std::function<ScanPixels(std:
                     pixels = read(r);
                 }
                 RowSlot& slot = slots[r];
+                slot.labels_given = !pixels.nlabels.empty();
                 slot.scan = label_scan(std::move(pixels), r, options);
                 slot.pairs_ii = pairs_in_row(slot.scan, static_cast<std::uint32_t>(r), slot.edges);
                 bool before = false, after = false;
@@ -112,6 +114,7 @@ PeakTable build_peak_table(std::size_t rows, const std::function<ScanPixels(std:
         RowSlot& slot = slots[r];
         const std::size_t npks = slot.scan.properties[kPixels].size();
         table.ipk[r + 1] = table.ipk[r] + std::int64_t(npks);
+        table.rows_labelled_before += slot.labels_given ? 1 : 0;
         table.npk.push_back({std::int64_t(npks), std::int64_t(slot.pairs_ii), std::int64_t(slot.pairs_ij)});
         for (int c = 0; c < 5; ++c) {
             std::vector<std::int64_t>& to = table.properties[c];

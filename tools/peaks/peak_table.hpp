@@ -26,6 +26,7 @@ struct PeakTable {
     std::vector<std::array<std::int64_t, 3>> npk;
     std::vector<std::int64_t> glabel;
     std::int64_t nlabel = 0;
+    std::size_t rows_labelled_before = 0;  // rows whose labels came with their pixels
     std::size_t peaks() const { return properties[kPixels].size(); }
 };
 

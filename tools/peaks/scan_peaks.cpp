@@ -22,8 +22,13 @@ LabelledScan label_scan(ScanPixels pixels, std::size_t row_index, const PeakOpti
     s.pixels = std::move(pixels);
     const ScanPixels& p = s.pixels;
     const std::size_t frames = p.frames();
-    s.labels.assign(p.row.size(), 0);
-    s.nlabels.assign(frames, 0);
+    const bool labelled = !p.labels.empty() || (!p.nlabels.empty() && p.row.empty());
+    if (labelled && (p.labels.size() != p.row.size() || p.nlabels.size() != frames))
+        throw Error(ErrorCode::bad_argument, p.name + ": " + std::to_string(p.labels.size()) + " labels and " +
+                                                 std::to_string(p.nlabels.size()) + " nlabels for " +
+                                                 std::to_string(p.row.size()) + " pixels in " + std::to_string(frames) + " frames");
+    s.labels = labelled ? std::move(s.pixels.labels) : std::vector<std::int32_t>(p.row.size(), 0);
+    s.nlabels = labelled ? std::move(s.pixels.nlabels) : std::vector<std::uint32_t>(frames, 0);
     s.peak_first.assign(frames + 1, 0);
     if (p.omega.size() != frames)
         throw Error(ErrorCode::bad_argument, p.name + " has " + std::to_string(frames) + " frames but " +
@@ -44,7 +49,24 @@ LabelledScan label_scan(ScanPixels pixels, std::size_t row_index, const PeakOpti
                 throw Error(ErrorCode::bad_argument, what + ": pixel " + std::to_string(k) + " has intensity " +
                                                          std::to_string(frame.value[k]) + ", not a number to label");
         std::int32_t* labels = s.labels.data() + p.first[f];
-        s.nlabels[f] = labeller.label(options.algorithm, frame, labels);
+        if (!labelled) {
+            s.nlabels[f] = labeller.label(options.algorithm, frame, labels);
+        } else {
+            // Labels read from a file: each in 0 .. nlabels, and every peak with a pixel, else the
+            // properties would be of peaks that are not there.
+            std::vector<bool> seen(s.nlabels[f] + std::size_t{1}, false);
+            for (std::size_t k = 0; k < frame.n; ++k) {
+                if (labels[k] < 0 || std::uint32_t(labels[k]) > s.nlabels[f])
+                    throw Error(ErrorCode::bad_argument, what + ": pixel " + std::to_string(k) + "'s label " +
+                                                             std::to_string(labels[k]) + " is not 0 to the frame's nlabels " +
+                                                             std::to_string(s.nlabels[f]));
+                seen[std::size_t(labels[k])] = true;
+            }
+            for (std::uint32_t l = 1; l <= s.nlabels[f]; ++l)
+                if (!seen[l])
+                    throw Error(ErrorCode::bad_argument, what + ": peak " + std::to_string(l) + " of its nlabels " +
+                                                             std::to_string(s.nlabels[f]) + " has no pixel");
+        }
         sums.add_frame(frame, labels, s.nlabels[f], options.wtmax, static_cast<std::int64_t>(f + row_index * frames),
                        s.properties, what);
         s.peak_first[f + 1] = s.peak_first[f] + s.nlabels[f];

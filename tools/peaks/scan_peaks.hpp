@@ -29,6 +29,10 @@ struct ScanPixels {
     std::vector<std::uint16_t> row, col;
     std::vector<float> intensity;
     std::vector<double> omega;  // one a frame
+    // Labels already made with the options' algorithm (bslz4 sparse --peaks wrote them): a pixel's
+    // peak in its frame and each frame's count; empty when the row is to be labelled here.
+    std::vector<std::int32_t> labels;
+    std::vector<std::uint32_t> nlabels;
     std::size_t frames() const { return first.size() - 1; }
 };
 
@@ -47,7 +51,8 @@ struct LabelledScan {
     }
 };
 
-// Checks, labels and measures every frame of a row; errors name the row's group and frame.
+// Checks, labels (or takes and checks the labels given) and measures every frame of a row;
+// errors name the row's group and frame.
 LabelledScan label_scan(ScanPixels pixels, std::size_t row_index, const PeakOptions& options);
 
 // Two peaks that share pixels, each counted within its row (peak_first[frame] + label - 1).

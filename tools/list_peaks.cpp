@@ -1,0 +1,108 @@
+#include "list_peaks.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "bslz4/error.hpp"
+#include "peaks/frame_labels.hpp"
+#include "peaks/label_overlaps.hpp"
+#include "peaks/peak_properties.hpp"
+#include "peaks/sparse_frame.hpp"
+#include "run_on_threads.hpp"
+
+namespace bslz4::tool {
+
+namespace {
+
+// The intensities as ImageD11 reads them: numpy's astype(float32) of the list's type.
+std::vector<float> as_float32(const std::vector<std::uint8_t>& bytes, PixelType type) {
+    return visit_pixel_type(type, [&](auto zero) {
+        using T = decltype(zero);
+        std::vector<float> out(bytes.size() / sizeof(T));
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            T v;
+            std::memcpy(&v, bytes.data() + k * sizeof(T), sizeof(T));
+            out[k] = static_cast<float>(v);
+        }
+        return out;
+    });
+}
+
+}  // namespace
+
+ListPeaks::ListPeaks(const peaks::PeakOptions& options, PixelType type, std::size_t rows, std::size_t cols, unsigned threads)
+    : options_(options), type_(type), rows_(rows), cols_(cols),
+      threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
+
+void ListPeaks::begin_group() { have_last_ = false; }
+
+void ListPeaks::label(OutputRows& rows, std::size_t first_frame) {
+    const std::size_t frames = rows.frames(), total = rows.pixels();
+    const std::vector<float> values = as_float32(rows.intensity, type_);
+    std::vector<std::size_t> first(frames + 1, 0);
+    for (std::size_t f = 0; f < frames; ++f) first[f + 1] = first[f] + rows.nnz[f];
+    rows.labels.assign(total, 0);
+    rows.nlabels.assign(frames, 0);
+    const auto frame_of = [&](std::size_t f) {
+        return peaks::SparseFrame{rows.row.data() + first[f], rows.col.data() + first[f], values.data() + first[f],
+                                  first[f + 1] - first[f]};
+    };
+    // Each frame's labels and properties, then each consecutive pair's overlaps: work per frame,
+    // shared among threads a frame at a time, its results kept per frame and joined in order.
+    std::vector<peaks::PeakColumns> props(frames);
+    std::vector<std::vector<peaks::Overlap>> pairs(frames);
+    struct Scratch {
+        peaks::FrameLabeller labeller;
+        peaks::PropertySums sums;
+        peaks::OverlapFinder overlaps;
+    };
+    const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(threads_, std::max<std::size_t>(frames, 1)));
+    std::vector<Scratch> scratch(threads);
+    run_on_threads(threads, threads, [&](std::size_t t) {
+        Scratch& s = scratch[t];
+        for (std::size_t f = t; f < frames; f += threads) {
+            const peaks::SparseFrame frame = frame_of(f);
+            const std::string what = "frame " + std::to_string(first_frame + f);
+            peaks::check_frame(frame, rows_, cols_, what);
+            for (std::size_t k = 0; k < frame.n; ++k)
+                if (!std::isfinite(frame.value[k]))
+                    throw Error(ErrorCode::bad_argument, what + ": pixel " + std::to_string(k) + " has intensity " +
+                                                             std::to_string(frame.value[k]) + ", not a number to label");
+            std::int32_t* labels = rows.labels.data() + first[f];
+            rows.nlabels[f] = s.labeller.label(options_.algorithm, frame, labels);
+            s.sums.add_frame(frame, labels, rows.nlabels[f], options_.wtmax, static_cast<std::int64_t>(f), props[f], what);
+        }
+    });
+    run_on_threads(threads, threads, [&](std::size_t t) {
+        Scratch& s = scratch[t];
+        for (std::size_t f = t + 1; f < frames; f += threads)
+            if (rows.nnz[f] && rows.nnz[f - 1])
+                s.overlaps.find(frame_of(f - 1), rows.labels.data() + first[f - 1], frame_of(f), rows.labels.data() + first[f],
+                                pairs[f]);
+    });
+    if (frames > 0 && rows.nnz[0] && have_last_) {
+        const peaks::SparseFrame last{last_row_.data(), last_col_.data(), nullptr, last_row_.size()};
+        scratch[0].overlaps.find(last, last_labels_.data(), frame_of(0), rows.labels.data(), pairs[0]);
+    }
+    rows.peak_props.clear();
+    rows.peak_pairs.clear();
+    for (std::size_t f = 0; f < frames; ++f) {
+        for (std::size_t p = 0; p < props[f][0].size(); ++p)
+            for (int c = 0; c < 5; ++c) rows.peak_props.push_back(props[f][c][p]);
+        for (const peaks::Overlap& o : pairs[f])
+            rows.peak_pairs.insert(rows.peak_pairs.end(), {std::int64_t(f) - 1, std::int64_t(f), o.first, o.second, o.pixels});
+    }
+    // The batch's last frame that lists pixels, for the next batch's first frame; a frame of
+    // no pixels between them breaks the chain, as in ImageD11.
+    if (frames > 0) {
+        const std::size_t f = frames - 1;
+        have_last_ = rows.nnz[f] > 0;
+        last_row_.assign(rows.row.begin() + std::ptrdiff_t(first[f]), rows.row.begin() + std::ptrdiff_t(first[f + 1]));
+        last_col_.assign(rows.col.begin() + std::ptrdiff_t(first[f]), rows.col.begin() + std::ptrdiff_t(first[f + 1]));
+        last_labels_.assign(rows.labels.begin() + std::ptrdiff_t(first[f]), rows.labels.begin() + std::ptrdiff_t(first[f + 1]));
+    }
+}
+
+}  // namespace bslz4::tool

@@ -1,0 +1,40 @@
+// bslz4 sparse --peaks: the peaks of each frame's list, labelled in the job's pass (the rules of
+// ImageD11's properties step, tools/peaks/), into the batch's OutputRows: each pixel's label,
+// each frame's peaks with their five properties, and the overlaps of each frame with the one
+// before it (both listing pixels; the first frame of a batch with the last of the batch before,
+// in the same group). The frames of a batch are labelled on several threads, on the job's
+// collector thread and helpers started for the batch.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "bslz4/pixel_type.hpp"
+#include "hdf5/sparse_output.hpp"
+#include "peaks/scan_peaks.hpp"
+
+namespace bslz4::tool {
+
+class ListPeaks {
+public:
+    // Frames of rows x cols pixels of `type`; threads 0: as many as the machine has cores.
+    ListPeaks(const peaks::PeakOptions& options, PixelType type, std::size_t rows, std::size_t cols, unsigned threads);
+
+    // A new output group starts: its first frame pairs with none before it.
+    void begin_group();
+    // Fills rows.labels, nlabels, peak_props and peak_pairs for its frames. `first_frame` (the
+    // input's number of the batch's first frame) names a frame in errors.
+    void label(OutputRows& rows, std::size_t first_frame);
+
+private:
+    peaks::PeakOptions options_;
+    PixelType type_;
+    std::size_t rows_, cols_;
+    unsigned threads_;
+    // The last listed frame of the batch before, while in the same group: its pixels and labels.
+    std::vector<std::uint16_t> last_row_, last_col_;
+    std::vector<std::int32_t> last_labels_;
+    bool have_last_ = false;
+};
+
+}  // namespace bslz4::tool
