@@ -30,6 +30,11 @@ constexpr unsigned kInterleaveThreads = 256;
 // slots (tile_staging.cuh); the write kernel then only copies them.
 constexpr unsigned kStagedPerTile = 64;
 
+// peak_labels: a thread a listed pixel, blocks of kPeakThreads; a batch has at most
+// kMaxPeakFrames frames (its peaks' starts are scanned in one block's shared memory).
+constexpr unsigned kPeakThreads = 256;
+constexpr unsigned kMaxPeakFrames = 4096;
+
 // Every LZ4 sequence but a block's last takes at least 3 input bytes (a token and a 2-byte
 // offset), so a chunk of L bytes holds at most L / 3 + 2 sequences over all its blocks. The
 // parse writes block b's sequences from slot (offset of b in its chunk) / 3 of its frame's

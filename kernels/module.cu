@@ -9,3 +9,4 @@
 #include "top_pixels.cu"
 #include "interleave.cu"
 #include "integrate.cu"
+#include "peak_labels.cu"

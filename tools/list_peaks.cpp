@@ -12,6 +12,10 @@
 #include "peaks/sparse_frame.hpp"
 #include "run_on_threads.hpp"
 
+#if BSLZ4_HAVE_CUDA
+#include "bslz4/cuda/peak_labels.hpp"
+#endif
+
 namespace bslz4::tool {
 
 namespace {
@@ -30,11 +34,40 @@ std::vector<float> as_float32(const std::vector<std::uint8_t>& bytes, PixelType 
     });
 }
 
+// Below this, ImageD11's float64 sums of integer weights are exact, so the GPU's int64 sums
+// are the same numbers.
+constexpr double kExactSums = 9007199254740992.0;  // 2^53
+
 }  // namespace
 
-ListPeaks::ListPeaks(const peaks::PeakOptions& options, PixelType type, std::size_t rows, std::size_t cols, unsigned threads)
+struct ListPeaks::Scratch {
+    peaks::FrameLabeller labeller;
+    peaks::PropertySums sums;
+    peaks::OverlapFinder overlaps;
+};
+
+#if BSLZ4_HAVE_CUDA
+struct ListPeaks::Gpu {
+    cuda::PeakLabeller labeller;
+    cuda::PeakLabels result;
+    explicit Gpu(int device) : labeller(device) {}
+};
+#else
+struct ListPeaks::Gpu {};
+#endif
+
+ListPeaks::ListPeaks(const peaks::PeakOptions& options, PixelType type, std::size_t rows, std::size_t cols, unsigned threads,
+                     int device)
     : options_(options), type_(type), rows_(rows), cols_(cols),
-      threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
+      threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {
+#if BSLZ4_HAVE_CUDA
+    if (device >= 0) gpu_ = std::make_unique<Gpu>(device);
+#else
+    if (device >= 0) throw Error(ErrorCode::bad_argument, "peaks on the GPU: this build has no GPU support");
+#endif
+}
+
+ListPeaks::~ListPeaks() = default;
 
 void ListPeaks::begin_group() { have_last_ = false; }
 
@@ -49,34 +82,58 @@ void ListPeaks::label(OutputRows& rows, std::size_t first_frame) {
         return peaks::SparseFrame{rows.row.data() + first[f], rows.col.data() + first[f], values.data() + first[f],
                                   first[f + 1] - first[f]};
     };
-    // Each frame's labels and properties, then each consecutive pair's overlaps: work per frame,
-    // shared among threads a frame at a time, its results kept per frame and joined in order.
-    std::vector<peaks::PeakColumns> props(frames);
-    std::vector<std::vector<peaks::Overlap>> pairs(frames);
-    struct Scratch {
-        peaks::FrameLabeller labeller;
-        peaks::PropertySums sums;
-        peaks::OverlapFinder overlaps;
-    };
+    const auto what = [&](std::size_t f) { return "frame " + std::to_string(first_frame + f); };
     const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(threads_, std::max<std::size_t>(frames, 1)));
-    std::vector<Scratch> scratch(threads);
+    if (scratch_.size() < threads) scratch_.resize(threads);
+    std::vector<peaks::PeakColumns> props(frames);
+    // Each frame checked (and on the CPU labelled and measured), a frame at a time a thread.
     run_on_threads(threads, threads, [&](std::size_t t) {
-        Scratch& s = scratch[t];
+        Scratch& s = scratch_[t];
         for (std::size_t f = t; f < frames; f += threads) {
             const peaks::SparseFrame frame = frame_of(f);
-            const std::string what = "frame " + std::to_string(first_frame + f);
-            peaks::check_frame(frame, rows_, cols_, what);
+            peaks::check_frame(frame, rows_, cols_, what(f));
             for (std::size_t k = 0; k < frame.n; ++k)
                 if (!std::isfinite(frame.value[k]))
-                    throw Error(ErrorCode::bad_argument, what + ": pixel " + std::to_string(k) + " has intensity " +
+                    throw Error(ErrorCode::bad_argument, what(f) + ": pixel " + std::to_string(k) + " has intensity " +
                                                              std::to_string(frame.value[k]) + ", not a number to label");
+            if (gpu_) continue;
             std::int32_t* labels = rows.labels.data() + first[f];
             rows.nlabels[f] = s.labeller.label(options_.algorithm, frame, labels);
-            s.sums.add_frame(frame, labels, rows.nlabels[f], options_.wtmax, static_cast<std::int64_t>(f), props[f], what);
+            s.sums.add_frame(frame, labels, rows.nlabels[f], options_.wtmax, static_cast<std::int64_t>(f), props[f], what(f));
         }
     });
+#if BSLZ4_HAVE_CUDA
+    if (gpu_) {
+        cuda::PeakLabels& r = gpu_->result;
+        const cuda::PeakFrames batch{frames, rows_, cols_, rows.nnz.data(), rows.row.data(), rows.col.data(), values.data()};
+        gpu_->labeller.label(options_.algorithm == peaks::PeakAlgorithm::lmlabel ? cuda::PeakRule::lmlabel : cuda::PeakRule::cplabel,
+                             batch, options_.wtmax, r);
+        rows.labels = r.labels;
+        rows.nlabels = r.nlabels;
+        // A frame whose sums ImageD11 would refuse (below 1) or round (past 2^53) is measured
+        // again on the CPU, which says the one and rounds the other as ImageD11 does.
+        std::size_t at = 0;
+        for (std::size_t f = 0; f < frames; ++f) {
+            bool again = false;
+            for (std::size_t p = at; p < at + r.nlabels[f]; ++p) {
+                const std::int64_t* q = r.props.data() + 5 * p;
+                again = again || q[1] < 1 || std::fabs(double(q[1])) >= kExactSums || std::fabs(double(q[2])) >= kExactSums ||
+                        std::fabs(double(q[3])) >= kExactSums;
+                for (int c = 0; c < 5; ++c) props[f][c].push_back(q[c]);
+            }
+            if (again) {
+                props[f] = peaks::PeakColumns{};
+                scratch_[0].sums.add_frame(frame_of(f), rows.labels.data() + first[f], r.nlabels[f], options_.wtmax,
+                                           static_cast<std::int64_t>(f), props[f], what(f));
+            }
+            at += r.nlabels[f];
+        }
+    }
+#endif
+    // The overlaps of each frame with the one before it, both listing pixels.
+    std::vector<std::vector<peaks::Overlap>> pairs(frames);
     run_on_threads(threads, threads, [&](std::size_t t) {
-        Scratch& s = scratch[t];
+        Scratch& s = scratch_[t];
         for (std::size_t f = t + 1; f < frames; f += threads)
             if (rows.nnz[f] && rows.nnz[f - 1])
                 s.overlaps.find(frame_of(f - 1), rows.labels.data() + first[f - 1], frame_of(f), rows.labels.data() + first[f],
@@ -84,7 +141,7 @@ void ListPeaks::label(OutputRows& rows, std::size_t first_frame) {
     });
     if (frames > 0 && rows.nnz[0] && have_last_) {
         const peaks::SparseFrame last{last_row_.data(), last_col_.data(), nullptr, last_row_.size()};
-        scratch[0].overlaps.find(last, last_labels_.data(), frame_of(0), rows.labels.data(), pairs[0]);
+        scratch_[0].overlaps.find(last, last_labels_.data(), frame_of(0), rows.labels.data(), pairs[0]);
     }
     rows.peak_props.clear();
     rows.peak_pairs.clear();
@@ -94,8 +151,8 @@ void ListPeaks::label(OutputRows& rows, std::size_t first_frame) {
         for (const peaks::Overlap& o : pairs[f])
             rows.peak_pairs.insert(rows.peak_pairs.end(), {std::int64_t(f) - 1, std::int64_t(f), o.first, o.second, o.pixels});
     }
-    // The batch's last frame that lists pixels, for the next batch's first frame; a frame of
-    // no pixels between them breaks the chain, as in ImageD11.
+    // The batch's last frame, for the next batch's first; one of no pixels pairs with none, as
+    // in ImageD11, where a frame of no pixels breaks the chain.
     if (frames > 0) {
         const std::size_t f = frames - 1;
         have_last_ = rows.nnz[f] > 0;

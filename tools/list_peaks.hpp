@@ -2,11 +2,14 @@
 // ImageD11's properties step, tools/peaks/), into the batch's OutputRows: each pixel's label,
 // each frame's peaks with their five properties, and the overlaps of each frame with the one
 // before it (both listing pixels; the first frame of a batch with the last of the batch before,
-// in the same group). The frames of a batch are labelled on several threads, on the job's
-// collector thread and helpers started for the batch.
+// in the same group). On a GPU (kernels/peak_labels.cu through bslz4::cuda::PeakLabeller) the
+// labels and sums are made there, the lists checked and the overlaps found on the host; else the
+// frames of a batch are labelled on several threads, the job's collector thread and helpers
+// started for the batch.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "bslz4/pixel_type.hpp"
@@ -17,8 +20,13 @@ namespace bslz4::tool {
 
 class ListPeaks {
 public:
-    // Frames of rows x cols pixels of `type`; threads 0: as many as the machine has cores.
-    ListPeaks(const peaks::PeakOptions& options, PixelType type, std::size_t rows, std::size_t cols, unsigned threads);
+    // Frames of rows x cols pixels of `type`; threads 0: as many as the machine has cores;
+    // device >= 0: labels and sums on that GPU.
+    ListPeaks(const peaks::PeakOptions& options, PixelType type, std::size_t rows, std::size_t cols, unsigned threads,
+              int device = -1);
+    ~ListPeaks();
+    ListPeaks(const ListPeaks&) = delete;
+    ListPeaks& operator=(const ListPeaks&) = delete;
 
     // A new output group starts: its first frame pairs with none before it.
     void begin_group();
@@ -27,6 +35,8 @@ public:
     void label(OutputRows& rows, std::size_t first_frame);
 
 private:
+    struct Scratch;
+    struct Gpu;
     peaks::PeakOptions options_;
     PixelType type_;
     std::size_t rows_, cols_;
@@ -35,6 +45,8 @@ private:
     std::vector<std::uint16_t> last_row_, last_col_;
     std::vector<std::int32_t> last_labels_;
     bool have_last_ = false;
+    std::vector<Scratch> scratch_;
+    std::unique_ptr<Gpu> gpu_;
 };
 
 }  // namespace bslz4::tool

@@ -644,7 +644,8 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         // job nothing while it is faster than they are.
         SpotFilter spots(job.pixels_in_spot, scan.type, scan.nj);
         std::optional<ListPeaks> peaks;
-        if (job.peaks) peaks.emplace(*job.peaks, scan.type, scan.ni, scan.nj, job.peak_threads);
+        if (job.peaks)
+            peaks.emplace(*job.peaks, scan.type, scan.ni, scan.nj, job.peak_threads, where.gpu ? where.devices[0] : -1);
         Progress progress(b - a, job.quiet);
         const auto loop_start = Clock::now();
         for (const Part& p : parts) {

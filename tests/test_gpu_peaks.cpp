@@ -1,0 +1,126 @@
+// The GPU peak labeller (bslz4::cuda::PeakLabeller, kernels/peak_labels.cu) against the CPU
+// statement of ImageD11's rules (tools/peaks): every label, count and sum equal, for lmlabel and
+// cplabel, with and without wtmax, in batches mixing empty frames, sparse and fully listed
+// frames, shapes down to one row and one column, long uphill chains (a ramp), ties, values
+// float32 rounds, and more frames than one numbering block holds. Part of test_gpu (its main
+// skips, 77, without a GPU).
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <vector>
+
+#include "bslz4/cuda/peak_labels.hpp"
+#include "peaks/frame_labels.hpp"
+#include "peaks/peak_properties.hpp"
+
+using namespace bslz4;
+
+namespace {
+
+struct Batch {
+    std::size_t rows = 0, cols = 0;
+    std::vector<std::uint32_t> nnz;
+    std::vector<std::uint16_t> row, col;
+    std::vector<float> value;
+    void add(std::mt19937& rng, double density, int top) {
+        std::uniform_real_distribution<double> u(0, 1);
+        std::uniform_int_distribution<int> v(1, top);
+        std::uint32_t n = 0;
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < cols; ++j)
+                if (u(rng) < density) {
+                    row.push_back(std::uint16_t(i));
+                    col.push_back(std::uint16_t(j));
+                    value.push_back(top > (1 << 24) ? float(v(rng)) + 0.75f : float(v(rng)));
+                    ++n;
+                }
+        nnz.push_back(n);
+    }
+    cuda::PeakFrames view() const { return {nnz.size(), rows, cols, nnz.data(), row.data(), col.data(), value.data()}; }
+};
+
+void check_batch(cuda::PeakLabeller& gpu, const Batch& b, const std::optional<double>& wtmax) {
+    for (const auto rule : {cuda::PeakRule::lmlabel, cuda::PeakRule::cplabel}) {
+        const auto algorithm = rule == cuda::PeakRule::lmlabel ? tool::peaks::PeakAlgorithm::lmlabel : tool::peaks::PeakAlgorithm::cplabel;
+        cuda::PeakLabels got;
+        gpu.label(rule, b.view(), wtmax, got);
+        std::vector<std::int32_t> labels(b.row.size());
+        std::vector<std::uint32_t> nlabels;
+        tool::peaks::PeakColumns props;
+        tool::peaks::FrameLabeller cpu;
+        tool::peaks::PropertySums sums;
+        std::size_t at = 0;
+        for (std::size_t f = 0; f < b.nnz.size(); ++f) {
+            const tool::peaks::SparseFrame frame{b.row.data() + at, b.col.data() + at, b.value.data() + at, b.nnz[f]};
+            nlabels.push_back(cpu.label(algorithm, frame, labels.data() + at));
+            // the CPU refuses sums below 1, which these values (>= 1) never make
+            sums.add_frame(frame, labels.data() + at, nlabels.back(), wtmax, std::int64_t(f), props, "frame");
+            at += b.nnz[f];
+        }
+        INFO((rule == cuda::PeakRule::lmlabel ? "lmlabel" : "cplabel") << ", " << b.nnz.size() << " frames of " << b.rows << " x "
+                                                                         << b.cols << ", " << b.row.size() << " pixels");
+        REQUIRE(got.nlabels == nlabels);
+        REQUIRE(got.labels == labels);
+        std::vector<std::int64_t> expected;
+        for (std::size_t p = 0; p < props[0].size(); ++p)
+            for (int c = 0; c < 5; ++c) expected.push_back(props[c][p]);
+        REQUIRE(got.props == expected);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("GPU peak labels, counts and sums equal the CPU's, both rules, with and without wtmax", "[peaks]") {
+    cuda::PeakLabeller gpu(0);
+    std::mt19937 rng(31);
+    const std::size_t shapes[][2] = {{1, 1}, {1, 300}, {257, 1}, {37, 45}, {128, 200}};
+    for (const auto& s : shapes) {
+        Batch b;
+        b.rows = s[0];
+        b.cols = s[1];
+        for (const double density : {0.0, 0.02, 0.3, 0.8, 1.0})
+            for (const int top : {2, 9, 5000, (1 << 25) + 5}) b.add(rng, density, top);
+        check_batch(gpu, b, std::nullopt);
+        check_batch(gpu, b, 6.0);
+    }
+}
+
+TEST_CASE("a fully listed frame and a ramp with one long uphill chain label as on the CPU", "[peaks]") {
+    cuda::PeakLabeller gpu(0);
+    std::mt19937 rng(32);
+    Batch full;
+    full.rows = 512;
+    full.cols = 512;
+    full.add(rng, 1.0, 3);
+    check_batch(gpu, full, std::nullopt);
+    Batch ramp;  // every pixel's largest neighbour is the next one: a chain 20,000 long
+    ramp.rows = 1;
+    ramp.cols = 20000;
+    for (std::uint16_t j = 0; j < 20000; ++j) {
+        ramp.row.push_back(0);
+        ramp.col.push_back(j);
+        ramp.value.push_back(float(j + 1));
+    }
+    ramp.nnz.push_back(20000);
+    check_batch(gpu, ramp, std::nullopt);
+}
+
+TEST_CASE("a batch of more frames than one numbering block holds is labelled in parts, frames numbered through", "[peaks]") {
+    cuda::PeakLabeller gpu(0);
+    std::mt19937 rng(33);
+    Batch b;
+    b.rows = 5;
+    b.cols = 6;
+    for (int f = 0; f < 4100; ++f) b.add(rng, 0.4, 4);
+    check_batch(gpu, b, std::nullopt);
+}
+
+TEST_CASE("frames larger than uint16 rows and columns hold are refused", "[peaks]") {
+    cuda::PeakLabeller gpu(0);
+    Batch b;
+    b.rows = 70000;
+    b.cols = 2;
+    b.nnz.push_back(0);
+    cuda::PeakLabels out;
+    CHECK_THROWS_WITH(gpu.label(cuda::PeakRule::lmlabel, b.view(), std::nullopt, out), Catch::Contains("do not fit uint16"));
+}
