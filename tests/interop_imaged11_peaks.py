@@ -167,6 +167,18 @@ def sparse_peaks_cases(tmp, rng):
     with h5py.File(scan, "w") as h:
         h.create_dataset("/entry/data/data", data=f.astype(np.uint16), chunks=(1, ni, nj), **hdf5plugin.Bitshuffle(cname="lz4"))
     out = os.path.join(tmp, "sparse_peaks.h5")
+    # A peak whose weights sum below 1 (float pixels of 0.5): ImageD11 refuses it ("bad data"),
+    # so does the job, naming it; the output it would have replaced is left as it was.
+    halves = os.path.join(tmp, "halves.h5")
+    with h5py.File(halves, "w") as h:
+        h.create_dataset("/entry/data/data", data=np.full((3, 8, 8), 0.5, np.float32), chunks=(1, 8, 8),
+                         **hdf5plugin.Bitshuffle(cname="lz4"))
+    with open(out, "wb") as keep:
+        keep.write(b"an earlier result")
+    run = subprocess.run([TOOL, "sparse", halves, "-o", out, "--cut", "0", "--peaks", "lmlabel", "--overwrite", "--cpu"],
+                         capture_output=True, text=True)
+    check(run.returncode == 1 and "below 1" in run.stderr and open(out, "rb").read() == b"an earlier result",
+          f"sparse --peaks refuses weights summing below 1 and leaves the output as it was ({run.stderr.strip()[-200:]})")
     for algorithm in ("lmlabel", "cplabel"):
         for wtmax in (None, 30):
             label = f"sparse --peaks {algorithm} wtmax {wtmax}"

@@ -160,6 +160,25 @@ void print_job(const JobRun& r, double read_frames_per_s, const char* note = "")
         std::printf("\n");
     }
 }
+
+// The same job with --peaks lmlabel and cplabel (ImageD11's labelling in the pass: on the GPU
+// for a GPU job), against the job without: the rate a user keeps when asking for peaks.
+void print_peak_jobs(const JobRun& plain, const std::string& scan, const std::string& dir, double cut, SparseJob::Where where,
+                     const std::vector<int>& devices, double read_frames_per_s) {
+    for (const peaks::PeakAlgorithm a : {peaks::PeakAlgorithm::lmlabel, peaks::PeakAlgorithm::cplabel}) {
+        const std::string name = peaks::algorithm_name(a);
+        const JobRun r = run_job(scan, dir + "/sparse-peaks.h5", cut, where, devices, [&](SparseJob& j) {
+            j.peaks = peaks::PeakOptions{};
+            j.peaks->algorithm = a;
+        });
+        print_job(r, read_frames_per_s, (", --peaks " + name).c_str());
+        std::printf("  %-44s %zu peaks, %zu overlaps, labelled in %.3f s; with peaks / without = %.2f whole call, %.2f steady\n",
+                    "", r.summary.peaks, r.summary.peak_pairs, r.summary.times.peaks,
+                    (r.summary.frames / r.wall_s) / (plain.summary.frames / plain.wall_s),
+                    r.summary.steady_frames_per_s() / plain.summary.steady_frames_per_s());
+        std::filesystem::remove(dir + "/sparse-peaks.h5");
+    }
+}
 #endif
 
 }  // namespace
@@ -249,6 +268,7 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
         print_job(run_job(scan, dir.path() + "/sparse-gpu-one.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]},
                           [](SparseJob& j) { j.objects_per_gpu = 1; }),
                   fig.read_frames_per_s, ", one object a GPU");
+        print_peak_jobs(g, scan, dir.path(), o.cut, SparseJob::Where::gpu, {o.devices[0]}, fig.read_frames_per_s);
         // With powders: pyFAI-like matrices (default 2,000 rings, and 1,500 rings x 72 sectors:
         // integrate1d and integrate2d), read from a matrix file as a user's job reads one.
         for (const auto& [bins, azim] : o.powders) {
@@ -276,6 +296,7 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
     }
     const JobRun c = run_job(scan, dir.path() + "/sparse-cpu.h5", o.cut, SparseJob::Where::cpu, {});
     print_job(c, fig.read_frames_per_s);
+    print_peak_jobs(c, scan, dir.path(), o.cut, SparseJob::Where::cpu, {}, fig.read_frames_per_s);
     fig.cpu_job_frames_per_s = c.summary.frames / c.wall_s;
     fig.cpu_job_steady_frames_per_s = c.summary.steady_frames_per_s();
     if (gpu_present) {
