@@ -16,9 +16,9 @@
 
 namespace bslz4_kernels {
 
-constexpr unsigned kIntegrateThreads = 128;
-constexpr unsigned kIntegrateWarps = kIntegrateThreads / 32;
 using bslz4_abi::kFramesPerPass;
+using bslz4_abi::kIntegrateThreads;
+using bslz4_abi::kIntegrateWarps;
 static_assert(kFramesPerPass == 16, "the butterfly below halves 16 frames four times");
 
 // A bin's sum as written: itself, or (acc f64 of fixed-point sums) the exact int64 sum rounded

@@ -26,6 +26,10 @@ constexpr unsigned kGatherThreads = 256;  // gather: one block a chunk
 // by side (interleave.cu).
 constexpr unsigned kFramesPerPass = 16;
 constexpr unsigned kInterleaveThreads = 256;
+// integrate: blocks of kIntegrateThreads, a warp a matrix row (kIntegrateWarps rows a block) or
+// the whole block a row; the host picks which by the matrix (group_kernels.cpp).
+constexpr unsigned kIntegrateThreads = 128;
+constexpr unsigned kIntegrateWarps = kIntegrateThreads / 32;
 // The decode kernel lists up to this many pixels of a tile itself, into the tile's staging
 // slots (tile_staging.cuh); the write kernel then only copies them.
 constexpr unsigned kStagedPerTile = 64;

@@ -332,6 +332,34 @@ TEST_CASE("--readers N sets the reading threads: any count gives the same file, 
     }
 }
 
+TEST_CASE("--peaks writes labels, nlabels, peak_props and peak_pairs; its options without it, or bad, are usage errors",
+          "[sparse-cli]") {
+    const std::string scan = temp_path("cli_scan_peaks.h5");
+    write_cli_scan(scan);
+    const std::string out = temp_path("cli_peaks.h5");
+    const test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet --peaks cplabel --wtmax 100");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const test::H5Reader f(out);
+    const auto nnz = f.dataset<std::uint32_t>("/entry/data/data/nnz", H5T_NATIVE_UINT32);
+    const auto nlabels = f.dataset<std::uint32_t>("/entry/data/data/nlabels", H5T_NATIVE_UINT32);
+    const auto labels = f.dataset<std::int32_t>("/entry/data/data/labels", H5T_NATIVE_INT32);
+    const auto props = f.dataset<std::int64_t>("/entry/data/data/peak_props", H5T_NATIVE_INT64);
+    REQUIRE(nlabels.size() == nnz.size());
+    std::size_t pixels = 0, peaks = 0;
+    for (std::size_t k = 0; k < nnz.size(); ++k) {
+        pixels += nnz[k];
+        peaks += nlabels[k];
+    }
+    CHECK(labels.size() == pixels);
+    CHECK(props.size() == 5 * peaks);
+    for (const char* bad : {"--peaks watershed", "--wtmax 5", "--peak-threads 2", "--peaks lmlabel --wtmax x"}) {
+        const test::ToolResult b = run_tool("sparse --overwrite " + scan + " -o " + temp_path("cli_peaks_bad.h5") + " --cut 4 " + bad);
+        INFO(bad << ": " << b.err);
+        CHECK(b.code == 2);
+    }
+}
+
 TEST_CASE("--device takes all, a GPU number or a comma list; anything else is a usage error naming it", "[sparse-cli][device]") {
     CHECK(tool::parse_device_list("all").all);
     CHECK(tool::parse_device_list("1").ordinals == std::vector<int>{1});

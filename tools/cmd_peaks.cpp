@@ -10,6 +10,9 @@
 #include "commands.hpp"
 
 #if BSLZ4_HAVE_HDF5
+#include <memory>
+
+#include "hdf5/imaged11_dataset.hpp"
 #include "hdf5/peaks_file.hpp"
 #include "hdf5/peaks_input.hpp"
 #include "peaks/peak_table.hpp"
@@ -20,8 +23,8 @@ namespace bslz4::tool {
 namespace {
 
 constexpr const char* kHelp =
-    "usage: bslz4 peaks DATASET.h5 [--sparse FILE] [-o PKS.h5] [--algorithm lmlabel|cplabel]\n"
-    "                   [--wtmax W] [--threads N] [--overwrite] [--quiet]\n"
+    "usage: bslz4 peaks DATASET.h5 [--sparse FILE | --segmenter-files] [-o PKS.h5]\n"
+    "                   [--algorithm lmlabel|cplabel] [--wtmax W] [--threads N] [--overwrite] [--quiet]\n"
     "ImageD11's properties step (ImageD11.sinograms.properties.main) on the sparse pixels of\n"
     "the dataset DATASET.h5 (ImageD11's dataset file: its scans, their omega angles, and the\n"
     "names of its sparse file and peaks table file). Every frame of every scan is labelled\n"
@@ -36,6 +39,10 @@ constexpr const char* kHelp =
     "                (default: the dataset's sparsefile). A scan whose group holds labels that\n"
     "                `bslz4 sparse --peaks` made with the same algorithm is not labelled again:\n"
     "                its labels are checked and used\n"
+    "--segmenter-files  the pixels from the segmenter's own files instead (the dataset's\n"
+    "                sparsefiles at its limapath, dealt out to the scans in order), with no\n"
+    "                assemble_label step; files from `bslz4 sparse --imaged11 --peaks A` come\n"
+    "                with their labels, which are used\n"
     "-o PKS.h5       the peaks table file (default: the dataset's pksfile); an existing file is\n"
     "                replaced only with --overwrite, and never one this run reads\n"
     "--algorithm A   lmlabel (default) or cplabel, as properties.main's options['algorithm']\n"
@@ -53,7 +60,7 @@ std::string resolve(const std::string& name, const std::string& option, const ch
 
 int cmd_peaks(const Args& raw) {
     const Arguments args =
-        parse_arguments(raw, {"--sparse", "-o", "--algorithm", "--wtmax", "--threads"}, {"--overwrite", "--quiet"});
+        parse_arguments(raw, {"--sparse", "-o", "--algorithm", "--wtmax", "--threads"}, {"--overwrite", "--quiet", "--segmenter-files"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
         return 0;
@@ -79,24 +86,40 @@ int cmd_peaks(const Args& raw) {
     const std::string ds_file = args.positional[0];
     const auto start = std::chrono::steady_clock::now();
     const ImageD11Scans ds = read_imaged11_scans(ds_file);
-    const std::string sparse = resolve(args.get("--sparse", ds.sparsefile), "--sparse", "sparsefile", ds_file);
+    const bool from_files = args.has("--segmenter-files");
+    if (from_files && args.has("--sparse")) throw UsageError("--sparse and --segmenter-files name two sources: give one");
+    std::vector<std::vector<std::string>> scan_files;
+    std::string limapath;
+    if (from_files) {
+        const ImageD11Dataset segmented = read_imaged11_dataset(ds_file);
+        limapath = segmented.limapath;
+        scan_files = files_of_scans(segmented.outputs(), limapath, ds.scans.size(), ds.omega.empty() ? 0 : ds.omega[0].size());
+    }
+    const std::string sparse = from_files ? std::string() : resolve(args.get("--sparse", ds.sparsefile), "--sparse", "sparsefile", ds_file);
     const std::string output = resolve(args.get("-o", ds.pksfile), "-o", "pksfile", ds_file);
 
     PeaksFileInfo info;
     info.command_line = "bslz4 peaks";
     for (const std::string& a : raw) info.command_line += " " + a;
-    info.sparse_file = sparse;
+    info.sparse_file = from_files ? "the segmenter's files at " + limapath : sparse;
     info.dataset_file = ds_file;
     info.algorithm = peaks::algorithm_name(options.algorithm);
     info.wtmax = options.wtmax;
     info.overwrite = args.has("--overwrite");
-    info.inputs = {ds_file, sparse};
+    info.inputs = {ds_file};
+    if (from_files)
+        for (const auto& files : scan_files) info.inputs.insert(info.inputs.end(), files.begin(), files.end());
+    else
+        info.inputs.push_back(sparse);
     check_peaks_output(output, info);  // before the work, not after it
 
-    const SparsePixelsFile pixels(sparse);
-    const peaks::PeakTable table = peaks::build_peak_table(
-        ds.scans.size(), [&](std::size_t r) { return pixels.read(ds.scans[r], ds.omega[r], info.algorithm); }, options,
-        static_cast<unsigned>(threads));
+    std::unique_ptr<SparsePixelsFile> pixels;
+    if (!from_files) pixels = std::make_unique<SparsePixelsFile>(sparse);
+    const auto read = [&](std::size_t r) {
+        return from_files ? read_segmenter_files(scan_files[r], limapath, ds_file + " scan " + ds.scans[r], ds.omega[r], info.algorithm)
+                          : pixels->read(ds.scans[r], ds.omega[r], info.algorithm);
+    };
+    const peaks::PeakTable table = peaks::build_peak_table(ds.scans.size(), read, options, static_cast<unsigned>(threads));
     write_peaks_file(output, table, info);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!quiet) {

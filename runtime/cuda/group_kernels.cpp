@@ -4,6 +4,7 @@
 #include <string>
 
 #include "device_cut.hpp"
+#include "kernel_abi.h"
 #include "kernel_image.hpp"
 #include "launch.hpp"
 
@@ -22,7 +23,8 @@ constexpr std::uint32_t kWarpParseFrames = 4;
 // 2,000 bins (4,471 weights a row) a block a row; 1,500 x 72 bins (83 a row) ran 1.47 ms a
 // launch a block a row, where the block spent its time in the reduction.
 constexpr std::size_t kWeightsPerThreadForBlockRows = 8;
-constexpr unsigned kIntegrateThreads = 128, kIntegrateWarps = kIntegrateThreads / 32;
+using bslz4_abi::kIntegrateThreads;
+using bslz4_abi::kIntegrateWarps;
 
 unsigned integrate_warps_per_row(const DeviceMatrix& m) {
     return m.bins && m.nnz / m.bins >= kWeightsPerThreadForBlockRows * kIntegrateThreads ? kIntegrateWarps : 1;

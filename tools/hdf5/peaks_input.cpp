@@ -122,4 +122,67 @@ peaks::ScanPixels SparsePixelsFile::read(const std::string& group, const std::ve
     return p;
 }
 
+std::vector<std::vector<std::string>> files_of_scans(const std::vector<std::string>& files, const std::string& limapath,
+                                                     std::size_t scans, std::size_t frames) {
+    std::vector<std::vector<std::string>> out(scans);
+    std::size_t scan = 0, have = 0;
+    for (const std::string& name : files) {
+        std::size_t n = 0;
+        {
+            const h5::Lock lock;
+            const h5::Handle f = h5::open_file(name);
+            if (!h5::exists(f.get(), limapath, name)) throw bad(name + ": no group " + limapath + " (not a segmenter's sparse file?)");
+            n = count_attribute(f.get(), limapath, "nframes", name + ":" + limapath);
+        }
+        if (scan == scans) throw bad(name + ": a sparse file beyond the dataset's " + std::to_string(scans) + " scans");
+        if (have + n > frames)
+            throw bad(name + ": its " + std::to_string(n) + " frames run past scan " + std::to_string(scan) + "'s " +
+                      std::to_string(frames) + " (" + std::to_string(have) + " before it)");
+        out[scan].push_back(name);
+        have += n;
+        if (have == frames) {
+            ++scan;
+            have = 0;
+        }
+    }
+    if (scan != scans)
+        throw bad("the sparse files make " + std::to_string(scan) + " of the dataset's " + std::to_string(scans) + " scans of " +
+                  std::to_string(frames) + " frames");
+    return out;
+}
+
+peaks::ScanPixels read_segmenter_files(const std::vector<std::string>& files, const std::string& limapath,
+                                       const std::string& name, const std::vector<double>& omega, const std::string& algorithm) {
+    peaks::ScanPixels scan;
+    scan.name = name;
+    bool all_labelled = true;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const SparsePixelsFile file(files[i]);
+        const peaks::ScanPixels part = file.read(limapath, std::vector<double>(), algorithm);
+        if (i == 0) {
+            scan.rows = part.rows;
+            scan.cols = part.cols;
+        } else if (part.rows != scan.rows || part.cols != scan.cols) {
+            throw bad(part.name + " has frames of " + std::to_string(part.rows) + " x " + std::to_string(part.cols) + ", " +
+                      files[0] + " of " + std::to_string(scan.rows) + " x " + std::to_string(scan.cols) + ": one scan's files differ");
+        }
+        const std::uint64_t base = scan.first.back();
+        for (std::size_t f = 1; f < part.first.size(); ++f) scan.first.push_back(base + part.first[f]);
+        scan.row.insert(scan.row.end(), part.row.begin(), part.row.end());
+        scan.col.insert(scan.col.end(), part.col.begin(), part.col.end());
+        scan.intensity.insert(scan.intensity.end(), part.intensity.begin(), part.intensity.end());
+        all_labelled = all_labelled && !part.nlabels.empty();
+        if (all_labelled) {
+            scan.labels.insert(scan.labels.end(), part.labels.begin(), part.labels.end());
+            scan.nlabels.insert(scan.nlabels.end(), part.nlabels.begin(), part.nlabels.end());
+        }
+    }
+    if (!all_labelled) {
+        scan.labels.clear();
+        scan.nlabels.clear();
+    }
+    scan.omega = omega;
+    return scan;
+}
+
 }  // namespace bslz4::tool

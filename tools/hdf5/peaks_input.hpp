@@ -39,4 +39,17 @@ private:
     h5::Handle file_;
 };
 
+// The segmenter's files of each scan: `files` (a dataset's sparsefiles, in order) dealt out to
+// the scans by their frames (each file's group at limapath says its nframes), `frames` a scan.
+// A file left over, or a scan a file would overrun, is an error naming both.
+std::vector<std::vector<std::string>> files_of_scans(const std::vector<std::string>& files, const std::string& limapath,
+                                                     std::size_t scans, std::size_t frames);
+
+// A scan's pixels from the segmenter's own files (ImageD11's sparsefiles, one a LImA file, each a
+// group at limapath), the files taken in order, as many as make the scan's frames; their labels
+// too when every file has them (bslz4 sparse --imaged11 --peaks), so the scan is not labelled
+// again. `name` names the scan in messages.
+peaks::ScanPixels read_segmenter_files(const std::vector<std::string>& files, const std::string& limapath,
+                                       const std::string& name, const std::vector<double>& omega, const std::string& algorithm);
+
 }  // namespace bslz4::tool
