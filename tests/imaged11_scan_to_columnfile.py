@@ -79,10 +79,17 @@ def main():
             pks = os.path.join(tmp, f"pks_bslz4_{algorithm}.h5")
             r = subprocess.run([TOOL, "peaks", dsfile, "--sparse", ours, "-o", pks, "--algorithm", algorithm],
                                capture_output=True, text=True)
+            if os.environ.get("BSLZ4_EXPECT_FILTER_PLUGIN") == "0":
+                # assemble_label writes with h5py's own lzf filter, which HDF5 has only as a plugin
+                check(r.returncode == 1 and "lzf" in r.stderr and not os.path.exists(pks),
+                      f"without HDF5's lzf plugin, assemble_label's file is refused naming the filter ({r.stderr.strip()})")
+                continue
             check(r.returncode == 0, f"bslz4 peaks --algorithm {algorithm} ({r.stdout.strip()} {r.stderr.strip()})")
             results["bslz4", algorithm] = (table(pks), columnfiles(dsfile, pks))
         for algorithm in ("lmlabel", "cplabel"):
             for ours in ("bslz4", "bslz4 files"):
+                if (ours, algorithm) not in results:
+                    continue
                 (ta, (a2, a4)), (tb, (b2, b4)) = results["imaged11", algorithm], results[ours, algorithm]
                 check(all(np.array_equal(x, y) for x, y in zip(ta[:4], tb[:4])) and ta[4] == tb[4],
                       f"{ours} {algorithm}: the peaks table equals ImageD11's ({len(ta[3])} 2D peaks, {ta[4]} 3D peaks)")

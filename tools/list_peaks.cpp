@@ -34,6 +34,12 @@ std::vector<float> as_float32(const std::vector<std::uint8_t>& bytes, PixelType 
     });
 }
 
+// Pixels a helper thread must have to be worth starting for a batch (a thread started costs
+// tens of microseconds, hundreds under a sandboxing kernel; the H200 host's bench lost 6 ms a
+// batch starting 30 of them): the CPU labels about 5 M pixels a second a thread, and only checks
+// the lists when the GPU labels them, some 50 M a second.
+constexpr std::size_t kPixelsPerLabellingThread = 100000, kPixelsPerCheckingThread = 1000000;
+
 // Below this, ImageD11's float64 sums of integer weights are exact, so the GPU's int64 sums
 // are the same numbers.
 constexpr double kExactSums = 9007199254740992.0;  // 2^53
@@ -72,6 +78,11 @@ ListPeaks::~ListPeaks() = default;
 void ListPeaks::begin_group() { have_last_ = false; }
 
 void ListPeaks::label(OutputRows& rows, std::size_t first_frame) {
+    label_frames(rows, first_frame);
+    pair_frames(rows);
+}
+
+void ListPeaks::label_frames(OutputRows& rows, std::size_t first_frame) {
     const std::size_t frames = rows.frames(), total = rows.pixels();
     const std::vector<float> values = as_float32(rows.intensity, type_);
     std::vector<std::size_t> first(frames + 1, 0);
@@ -83,7 +94,9 @@ void ListPeaks::label(OutputRows& rows, std::size_t first_frame) {
                                   first[f + 1] - first[f]};
     };
     const auto what = [&](std::size_t f) { return "frame " + std::to_string(first_frame + f); };
-    const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(threads_, std::max<std::size_t>(frames, 1)));
+    const std::size_t per_thread = gpu_ ? kPixelsPerCheckingThread : kPixelsPerLabellingThread;
+    const unsigned threads = static_cast<unsigned>(
+        std::max<std::size_t>(1, std::min<std::size_t>({threads_, frames, total / per_thread})));
     if (scratch_.size() < threads) scratch_.resize(threads);
     std::vector<peaks::PeakColumns> props(frames);
     // Each frame checked (and on the CPU labelled and measured), a frame at a time a thread.
@@ -130,6 +143,22 @@ void ListPeaks::label(OutputRows& rows, std::size_t first_frame) {
         }
     }
 #endif
+    rows.peak_props.clear();
+    for (std::size_t f = 0; f < frames; ++f)
+        for (std::size_t p = 0; p < props[f][0].size(); ++p)
+            for (int c = 0; c < 5; ++c) rows.peak_props.push_back(props[f][c][p]);
+}
+
+void ListPeaks::pair_frames(OutputRows& rows) {
+    const std::size_t frames = rows.frames(), total = rows.pixels();
+    std::vector<std::size_t> first(frames + 1, 0);
+    for (std::size_t f = 0; f < frames; ++f) first[f + 1] = first[f] + rows.nnz[f];
+    const auto frame_of = [&](std::size_t f) {
+        return peaks::SparseFrame{rows.row.data() + first[f], rows.col.data() + first[f], nullptr, first[f + 1] - first[f]};
+    };
+    const unsigned threads = static_cast<unsigned>(
+        std::max<std::size_t>(1, std::min<std::size_t>({threads_, frames, total / kPixelsPerCheckingThread})));
+    if (scratch_.size() < threads) scratch_.resize(threads);
     // The overlaps of each frame with the one before it, both listing pixels.
     std::vector<std::vector<peaks::Overlap>> pairs(frames);
     run_on_threads(threads, threads, [&](std::size_t t) {
@@ -143,14 +172,10 @@ void ListPeaks::label(OutputRows& rows, std::size_t first_frame) {
         const peaks::SparseFrame last{last_row_.data(), last_col_.data(), nullptr, last_row_.size()};
         scratch_[0].overlaps.find(last, last_labels_.data(), frame_of(0), rows.labels.data(), pairs[0]);
     }
-    rows.peak_props.clear();
     rows.peak_pairs.clear();
-    for (std::size_t f = 0; f < frames; ++f) {
-        for (std::size_t p = 0; p < props[f][0].size(); ++p)
-            for (int c = 0; c < 5; ++c) rows.peak_props.push_back(props[f][c][p]);
+    for (std::size_t f = 0; f < frames; ++f)
         for (const peaks::Overlap& o : pairs[f])
             rows.peak_pairs.insert(rows.peak_pairs.end(), {std::int64_t(f) - 1, std::int64_t(f), o.first, o.second, o.pixels});
-    }
     // The batch's last frame, for the next batch's first; one of no pixels pairs with none, as
     // in ImageD11, where a frame of no pixels breaks the chain.
     if (frames > 0) {

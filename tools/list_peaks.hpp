@@ -33,6 +33,11 @@ public:
     // Fills rows.labels, nlabels, peak_props and peak_pairs for its frames. `first_frame` (the
     // input's number of the batch's first frame) names a frame in errors.
     void label(OutputRows& rows, std::size_t first_frame);
+    // label() in two steps: each frame's labels and properties (rows.labels, nlabels,
+    // peak_props), which depend on the frame alone and may run on any thread, each object one
+    // batch at a time; then, in the batches' order, the overlaps (rows.peak_pairs).
+    void label_frames(OutputRows& rows, std::size_t first_frame);
+    void pair_frames(OutputRows& rows);
 
 private:
     struct Scratch;

@@ -646,6 +646,17 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         std::optional<ListPeaks> peaks;
         if (job.peaks)
             peaks.emplace(*job.peaks, scan.type, scan.ni, scan.nj, job.peak_threads, where.gpu ? where.devices[0] : -1);
+        // On GPUs each frame's peaks are labelled on its decoder's thread (a labeller each, on the
+        // decoder's GPU), beside the decoding, unless the spot filter must cut the lists first;
+        // the overlaps, which join consecutive batches, on the collector. On the CPU all of it is
+        // on the collector: the CPU decoder's one thread drives all the cores, and labelling
+        // there held it up (H200 host, dense: 0.50 x the job without peaks, 0.66 on the collector).
+        std::vector<std::unique_ptr<ListPeaks>> decoder_peaks;
+        std::vector<double> peaks_by(decoders, 0);
+        if (job.peaks && !spots.active() && where.gpu)
+            for (std::size_t k = 0; k < decoders; ++k)
+                decoder_peaks.push_back(std::make_unique<ListPeaks>(*job.peaks, scan.type, scan.ni, scan.nj, job.peak_threads,
+                                                                    where.decoders[k]));
         Progress progress(b - a, job.quiet);
         const auto loop_start = Clock::now();
         for (const Part& p : parts) {
@@ -659,6 +670,11 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
                 OutputRows rows = batches[k]->decode(batch, p.d);
                 frames_by[k] += rows.frames();  // only decoder k's thread writes here
                 decoding_by[k] += seconds_since(d0);
+                if (!decoder_peaks.empty()) {
+                    const auto l0 = Clock::now();
+                    decoder_peaks[k]->label_frames(rows, batch.first);
+                    peaks_by[k] += seconds_since(l0);
+                }
                 return rows;
             };
             bool first = true;
@@ -672,7 +688,10 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
                 if (spots.active()) summary.pixels_not_in_spots += keep_pixels_in_spots(spots, rows);
                 if (peaks) {
                     const auto l0 = Clock::now();
-                    peaks->label(rows, summary.frames);
+                    if (decoder_peaks.empty())
+                        peaks->label(rows, summary.frames);
+                    else
+                        peaks->pair_frames(rows);
                     summary.peaks += rows.peak_props.size() / 5;
                     summary.peak_pairs += rows.peak_pairs.size() / 5;
                     times.peaks += seconds_since(l0);
@@ -702,6 +721,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
             for (std::size_t k = 0; k < decoders; ++k) summary.frames_per_gpu[k % where.devices.size()] += frames_by[k];
         }
         for (double s : decoding_by) times.decoding += s;
+        for (double s : peaks_by) times.peaks += s;
         times.writing = writer->writing_seconds();  // before the last writes: the loop's share
         t0 = Clock::now();
         writer->finish();

@@ -112,7 +112,9 @@ struct JobTimes {
     double reading = 0;   // positional reads into the ring (SparseSummary::reader_threads)
     double decoding = 0;  // the decoders' calls, and their rows made for the writer (SparseSummary::decoder_threads)
     double handing = 0;   // the collector thread: spots filter, peaks, then handing rows to the writer (waits when it is full)
-    double peaks = 0;     // of that, labelling the batches' peaks (wall time, on peak_threads threads)
+    double peaks = 0;     // labelling the batches' peaks: on the decoders' threads (summed over them, beside
+                          // decoding) and the overlaps on the collector's; all on the collector's with
+                          // pixels_in_spot (its wall time, on peak_threads threads)
     double writing = 0;   // the writer thread's HDF5 appends
 };
 

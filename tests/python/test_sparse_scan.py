@@ -186,14 +186,20 @@ def test_ctrl_c_stops_the_scan_after_the_batch_in_hand_and_raises_keyboardinterr
         first.wait(60)
         os.kill(os.getpid(), signal.SIGINT)
 
+    def progress(done, total):
+        # The first batch waits for the signal to be sent: on a loaded host the scan could
+        # otherwise finish before the interrupting thread runs.
+        if not first.is_set():
+            first.set()
+            time.sleep(0.3)
+
     t = threading.Thread(target=interrupt)
     t.start()
     try:
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
             with pytest.raises(KeyboardInterrupt):
-                bslz4.sparse_scan(str(tmp_path / "s.h5"), str(tmp_path / "out.h5"), cut=1, where="cpu",
-                                  progress=lambda done, total: first.set())
+                bslz4.sparse_scan(str(tmp_path / "s.h5"), str(tmp_path / "out.h5"), cut=1, where="cpu", progress=progress)
     finally:
         first.set()
         t.join()

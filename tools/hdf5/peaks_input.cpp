@@ -1,6 +1,11 @@
 #include "peaks_input.hpp"
 
+#include <algorithm>
+#include <cstring>
+
+#include "bslz4/decode.hpp"
 #include "bslz4/error.hpp"
+#include "scan_input.hpp"
 
 namespace bslz4::tool {
 
@@ -8,9 +13,50 @@ namespace {
 
 Error bad(const std::string& what) { return Error(ErrorCode::bad_argument, what); }
 
+// Whether the dataset's only filter is bitshuffle (32008) and HDF5 has no plugin for it: then
+// its chunks are read raw and decoded here, so that lists written with bitshuffle (ours, ImageD11's
+// segmenter's) read on a host without the plugin.
+bool bitshuffle_without_plugin(hid_t dataset) {
+    if (H5Zfilter_avail(kBitshuffleFilter) > 0) return false;
+    h5::Handle plist(H5Dget_create_plist(dataset), H5Pclose, "dataset creation properties");
+    if (H5Pget_nfilters(plist.get()) != 1) return false;
+    unsigned flags = 0, filter_config = 0;
+    std::size_t n = 0;
+    return H5Pget_filter2(plist.get(), 0, &flags, &n, nullptr, 0, nullptr, &filter_config) == H5Z_filter_t(kBitshuffleFilter);
+}
+
+// The first `count` values of a 1-D bitshuffle-lz4 dataset, its chunks decoded here, converted
+// to `type` by HDF5. Every chunk's stored size is checked against the file and against what a
+// chunk of its elements can take before it is read.
+template <class T>
+std::vector<T> read_head_decoding(hid_t dataset, hid_t type, std::size_t count, const std::string& what) {
+    const auto chunk = h5::chunk_shape(dataset);
+    if (chunk.size() != 1 || chunk[0] == 0) throw bad(what + ": a bitshuffle dataset of other than 1-D chunks");
+    h5::Handle stored_type(H5Dget_type(dataset), H5Tclose, what);
+    h5::Handle native(H5Tget_native_type(stored_type.get(), H5T_DIR_ASCEND), H5Tclose, what);
+    const std::size_t elem = H5Tget_size(native.get()), per = static_cast<std::size_t>(chunk[0]);
+    if (elem == 0 || elem > 8) throw bad(what + ": elements of " + std::to_string(elem) + " bytes");
+    const std::size_t raw_bytes = per * elem, largest = raw_bytes + raw_bytes / 255 * 2 + 64 * (raw_bytes / 8192 + 1) + 16;
+    std::vector<std::uint8_t> bytes(count * std::max(elem, sizeof(T)));
+    for (std::size_t first = 0; first < count; first += per) {
+        const std::vector<std::uint8_t> raw = h5::read_chunk(dataset, {hsize_t(first)}, what, largest);
+        const std::vector<std::uint8_t> values = decode_chunk(ByteView(raw.data(), raw.size()), elem);
+        if (values.size() != raw_bytes)
+            throw Error(ErrorCode::wrong_decoded_size, what + ": the chunk at " + std::to_string(first) + " decodes to " +
+                                                           std::to_string(values.size()) + " bytes, not " + std::to_string(raw_bytes));
+        std::memcpy(bytes.data() + first * elem, values.data(), std::min(per, count - first) * elem);
+    }
+    if (count && H5Tconvert(native.get(), type, count, bytes.data(), nullptr, H5P_DEFAULT) < 0)
+        throw h5::failure(what + ": cannot convert its values");
+    std::vector<T> out(count);
+    std::memcpy(out.data(), bytes.data(), count * sizeof(T));
+    return out;
+}
+
 // The first `count` values of a 1-D dataset, in memory type `type`.
 template <class T>
 std::vector<T> read_head(hid_t dataset, hid_t type, std::size_t count, const std::string& what) {
+    if (bitshuffle_without_plugin(dataset)) return read_head_decoding<T>(dataset, type, count, what);
     std::vector<T> out(count);
     if (count == 0) return out;
     h5::Handle file_space(H5Dget_space(dataset), H5Sclose, what + ": no dataspace");
