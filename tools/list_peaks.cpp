@@ -105,10 +105,6 @@ void ListPeaks::label_frames(OutputRows& rows, std::size_t first_frame) {
         for (std::size_t f = t; f < frames; f += threads) {
             const peaks::SparseFrame frame = frame_of(f);
             peaks::check_frame(frame, rows_, cols_, what(f));
-            for (std::size_t k = 0; k < frame.n; ++k)
-                if (!std::isfinite(frame.value[k]))
-                    throw Error(ErrorCode::bad_argument, what(f) + ": pixel " + std::to_string(k) + " has intensity " +
-                                                             std::to_string(frame.value[k]) + ", not a number to label");
             if (gpu_) continue;
             std::int32_t* labels = rows.labels.data() + first[f];
             rows.nlabels[f] = s.labeller.label(options_.algorithm, frame, labels);

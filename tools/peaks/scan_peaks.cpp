@@ -44,10 +44,6 @@ LabelledScan label_scan(ScanPixels pixels, std::size_t row_index, const PeakOpti
         SparseFrame frame = s.frame(f);
         frame.value = p.intensity.data() + p.first[f];
         check_frame(frame, p.rows, p.cols, what);
-        for (std::size_t k = 0; k < frame.n; ++k)
-            if (!std::isfinite(frame.value[k]))
-                throw Error(ErrorCode::bad_argument, what + ": pixel " + std::to_string(k) + " has intensity " +
-                                                         std::to_string(frame.value[k]) + ", not a number to label");
         std::int32_t* labels = s.labels.data() + p.first[f];
         if (!labelled) {
             s.nlabels[f] = labeller.label(options.algorithm, frame, labels);

@@ -1,11 +1,16 @@
 #include "sparse_frame.hpp"
 
+#include <cmath>
+
 #include "bslz4/error.hpp"
 
 namespace bslz4::tool::peaks {
 
 void check_frame(const SparseFrame& f, std::size_t rows, std::size_t cols, const std::string& what) {
     for (std::size_t k = 0; k < f.n; ++k) {
+        if (f.value && !std::isfinite(f.value[k]))
+            throw Error(ErrorCode::bad_argument, what + ": pixel " + std::to_string(k) + " has intensity " +
+                                                     std::to_string(f.value[k]) + ", not a number to label");
         if (f.row[k] >= rows || f.col[k] >= cols)
             throw Error(ErrorCode::bad_argument, what + ": pixel " + std::to_string(k) + " at row " +
                                                      std::to_string(f.row[k]) + ", col " + std::to_string(f.col[k]) +

@@ -18,6 +18,7 @@ struct SparseFrame {
 // Refuses (bad_argument, naming `what` and the first pixel out of place) a frame whose pixels are
 // not strictly increasing in (row, col), or lie outside rows x cols: every rule below walks the
 // list in that order, and ImageD11's own code assumes it without checking.
+// With values, refuses one that is not finite too: no rule below can order or weigh it.
 void check_frame(const SparseFrame& frame, std::size_t rows, std::size_t cols, const std::string& what);
 
 }  // namespace bslz4::tool::peaks
