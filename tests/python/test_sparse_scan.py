@@ -182,16 +182,20 @@ def test_ctrl_c_stops_the_scan_after_the_batch_in_hand_and_raises_keyboardinterr
     write_scan(tmp_path / "s.h5", scan_frames(3000))
     first = threading.Event()
 
+    main_thread = threading.main_thread().ident
+
     def interrupt():
         first.wait(60)
-        os.kill(os.getpid(), signal.SIGINT)
+        # To the main thread, as a terminal's Ctrl-C reaches Python: sent to the process, the
+        # signal may land on one of the job's threads, and the main thread learns of it only
+        # at its next check, which a loaded host can put after the scan's last batch.
+        signal.pthread_kill(main_thread, signal.SIGINT)
 
     def progress(done, total):
-        # The first batch waits for the signal to be sent: on a loaded host the scan could
-        # otherwise finish before the interrupting thread runs.
+        # The first batch waits for the signal (the sleep ends when it comes, or after it).
         if not first.is_set():
             first.set()
-            time.sleep(0.3)
+            time.sleep(1)
 
     t = threading.Thread(target=interrupt)
     t.start()
