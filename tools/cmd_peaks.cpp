@@ -15,6 +15,7 @@
 #include "hdf5/imaged11_dataset.hpp"
 #include "hdf5/peaks_file.hpp"
 #include "hdf5/peaks_input.hpp"
+#include "peak_arguments.hpp"
 #include "peaks/peak_table.hpp"
 #endif
 
@@ -69,17 +70,7 @@ int cmd_peaks(const Args& raw) {
     throw Error(ErrorCode::bad_argument, "peaks: this build has no HDF5 (install libhdf5-dev and rebuild)");
 #else
     if (args.positional.size() != 1) throw UsageError("give one ImageD11 dataset file (DATASET.h5)");
-    peaks::PeakOptions options;
-    try {
-        options.algorithm = peaks::parse_algorithm(args.get("--algorithm", "lmlabel"));
-    } catch (const Error& e) {
-        throw UsageError(std::string("--algorithm: ") + e.what());
-    }
-    if (args.has("--wtmax")) {
-        const double w = args.number("--wtmax", 0);
-        if (!(w == w) || w < -9.2e18 || w > 9.2e18) throw UsageError("--wtmax must be a number an int64 holds");
-        options.wtmax = w;
-    }
+    const peaks::PeakOptions options = peak_arguments(args, "--algorithm", "lmlabel");
     const unsigned long long threads = args.count("--threads", 0);
     if (threads > 4096) throw UsageError("--threads " + std::to_string(threads) + " is more than 4096");
     const bool quiet = args.has("--quiet");

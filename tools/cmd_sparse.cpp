@@ -25,6 +25,7 @@
 #if BSLZ4_HAVE_HDF5
 #include "edf/edf_mask.hpp"
 #include "hdf5/imaged11_dataset.hpp"
+#include "peak_arguments.hpp"
 #include "peaks/frame_labels.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "sparse_campaign.hpp"
@@ -273,17 +274,7 @@ int cmd_sparse(const Args& raw) {
         throw UsageError("--compression '" + args.get("--compression") + "': bitshuffle-lz4, deflate or none");
     job.pixels_in_spot = static_cast<std::size_t>(args.count("--pixels-in-spot", 0));
     if (args.has("--peaks")) {
-        peaks::PeakOptions peak_options;
-        try {
-            peak_options.algorithm = peaks::parse_algorithm(args.get("--peaks"));
-        } catch (const Error& e) {
-            throw UsageError(std::string("--peaks: ") + e.what());
-        }
-        if (args.has("--wtmax")) {
-            const double w = args.number("--wtmax", 0);
-            if (!(w == w) || w < -9.2e18 || w > 9.2e18) throw UsageError("--wtmax must be a number an int64 holds");
-            peak_options.wtmax = w;
-        }
+        const peaks::PeakOptions peak_options = peak_arguments(args, "--peaks", "");
         const unsigned long long threads = args.count("--peak-threads", 0);
         if (threads > 4096) throw UsageError("--peak-threads " + args.get("--peak-threads") + " is more than 4096");
         job.peaks = peak_options;
