@@ -1,11 +1,13 @@
-// decode: one warp per tile of a frame. A tile is one 8 kB LZ4 block (the frame's last tile is
-// the raw tail). The warp copies the block's sequences, which lz4_parse found and checked,
-// into its 8 kB of shared memory (lz4_block.cuh), unshuffles it 32 elements a lane
-// (bit_unshuffle.cuh), and lists the pixels above the cut that the mask allows into the
-// tile's staging slots (tile_staging.cuh), counting them for the collect. The dense frame is
-// written only when something needs it: a matrix, decompress, or a tile the write kernel
-// must list itself. Shaped so: a block fits one warp's shared memory, blocks are independent,
-// and 8 kB a warp leaves room for many warps per multiprocessor.
+// decode: a warp decodes tiles of a frame, one after another, a grid-stride apart. A tile is one
+// 8 kB LZ4 block (the frame's last tile is the raw tail). The warp copies the block's sequences,
+// which lz4_parse found and checked, into its 8 kB of shared memory (lz4_block.cuh), unshuffles
+// it 32 elements a lane (bit_unshuffle.cuh), and lists the pixels above the cut that the mask
+// allows into the tile's staging slots (tile_staging.cuh), counting them for the collect. The
+// dense frame is written only when something needs it: a matrix, decompress, or a tile the
+// write kernel must list itself. Shaped so: a block fits one warp's shared memory, blocks are independent,
+// and 8 kB a warp leaves room for many warps per multiprocessor; tiles take very different
+// times (a run of zeros against noise), so a warp takes several rather than one, and a quick
+// one does not idle until the slowest warp of its thread block ends.
 #include "bit_unshuffle.cuh"
 #include "kernel_abi.h"
 #include "lz4_block.cuh"
@@ -96,18 +98,16 @@ __device__ void write_full_block(const uint8_t* planes, unsigned n, T* out, unsi
 }
 
 template <class T>
-__device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t* chunk_offset, const uint64_t* block_offset,
-                             const uint64_t* tail_offset, const uint64_t* seq_first, const uint2* sequences,
-                             const uint32_t* seq_count, const uint32_t* status, uint32_t span_first,
-                             uint32_t first_frame, const bslz4_abi::FrameGeometry& g, const uint8_t* __restrict__ mask,
-                             bslz4_abi::Cut cut, T* dense, int write_dense, T* stage_values, uint32_t* stage_indices,
-                             uint32_t* tile_count) {
+__device__ void decode_tile(uint32_t tile, const uint8_t* __restrict__ chunks, const uint64_t* chunk_offset,
+                            const uint64_t* block_offset, const uint64_t* tail_offset, const uint64_t* seq_first,
+                            const uint2* sequences, const uint32_t* seq_count, const uint32_t* status, uint32_t span_first,
+                            uint32_t first_frame, const bslz4_abi::FrameGeometry& g, const uint8_t* __restrict__ mask,
+                            const bslz4_abi::Cut& cut, T* dense, int write_dense, T* stage_values, uint32_t* stage_indices,
+                            uint32_t* tile_count) {
     using namespace bslz4_abi;
     using Bits = typename BitsOf<T>::type;
     extern __shared__ __align__(16) uint8_t shared[];
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint32_t tile = blockIdx.x * (blockDim.x >> 5) + warp;
-    if (tile >= g.n_tiles) return;
     const uint32_t local = blockIdx.y, f = first_frame + local;
     uint32_t* my_count = tile_count + uint64_t(f) * g.n_tiles + tile;
     if (status[f] != kFrameOk) {  // the chunk's layout or one of its blocks is bad: refused
@@ -152,6 +152,24 @@ __device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t*
     }
     for (unsigned s = 16; s > 0; s >>= 1) hits += __shfl_down_sync(0xFFFFFFFFu, hits, s);
     if (lane == 0) *my_count = hits;
+}
+
+// The warp's tiles of frame blockIdx.y: a grid-stride apart, so that a warp whose tiles were
+// quick goes on to others instead of idling until the slowest warp of its block ends (a block
+// holds its shared memory until then). The host picks how many blocks a frame.
+template <class T>
+__device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t* chunk_offset, const uint64_t* block_offset,
+                             const uint64_t* tail_offset, const uint64_t* seq_first, const uint2* sequences,
+                             const uint32_t* seq_count, const uint32_t* status, uint32_t span_first,
+                             uint32_t first_frame, const bslz4_abi::FrameGeometry& g, const uint8_t* __restrict__ mask,
+                             const bslz4_abi::Cut& cut, T* dense, int write_dense, T* stage_values, uint32_t* stage_indices,
+                             uint32_t* tile_count) {
+    const unsigned warps = blockDim.x >> 5;
+    for (uint32_t tile = blockIdx.x * warps + (threadIdx.x >> 5); tile < g.n_tiles; tile += gridDim.x * warps) {
+        decode_tile<T>(tile, chunks, chunk_offset, block_offset, tail_offset, seq_first, sequences, seq_count, status,
+                       span_first, first_frame, g, mask, cut, dense, write_dense, stage_values, stage_indices, tile_count);
+        __syncwarp();  // every lane is done with this tile's shared memory before the next tile's copy
+    }
 }
 
 }  // namespace bslz4_kernels

@@ -1,4 +1,4 @@
-// Loads and stores of shared memory by 32-bit address, for the decode's match loop. Given a
+// Loads and stores of shared memory by 32-bit address, for the decode's match copies. Given a
 // generic pointer, the compiler rebuilds the shared window's address (on sm_90 from the
 // block's cluster rank) over and over; a 32-bit address computed once stays in a register.
 // The "memory" clobbers keep them in order with the other accesses.
@@ -23,6 +23,17 @@ __device__ inline unsigned load_shared_u8(uint32_t a) {
 
 __device__ inline void store_shared_u8(uint32_t a, unsigned v) {
     asm volatile("st.shared.u8 [%0], %1;" ::"r"(a), "r"(v) : "memory");
+}
+
+// 16 bytes at a 16-byte-aligned address.
+__device__ inline uint4 load_shared_v4(uint32_t a) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
+    return v;
+}
+
+__device__ inline void store_shared_v4(uint32_t a, uint4 v) {
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
 }
 
 }  // namespace bslz4_kernels

@@ -137,6 +137,25 @@ std::vector<Crafted> crafted_blocks() {
     return out;
 }
 
+// A block of 8192 bytes of long matches for each of the decode's copy paths (lz4_block.cuh):
+// offsets 1, 2, 4, 8 and 16 (filled 16 bytes a lane), multiples of 16 from 512 (copied 16 bytes
+// a lane), others from 136 (4 bytes a lane) and below (a byte a lane), at lengths around the
+// paths' steps; `shift` literals before each match move where it starts, so across shifts 0..15
+// every path starts at every alignment.
+std::vector<std::uint8_t> long_match_block(unsigned shift) {
+    constexpr std::size_t n = 8192;
+    const unsigned offsets[] = {1, 2, 3, 4, 7, 8, 16, 17, 32, 33, 135, 136, 137, 511, 512, 513, 528, 1024, 1040, 1100};
+    const std::size_t lengths[] = {33, 34, 47, 48, 49, 63, 96, 129, 301, 530};
+    Lz4BlockWriter w;
+    w.sequence(noise_bytes(1100, 40 + shift), 3, 40);
+    for (std::size_t i = 0;; ++i) {
+        const std::size_t literals = (shift + 5 * i) % 16, match = lengths[(i / 20 + i) % 10];
+        if (w.decoded() + literals + match + 12 > n) break;
+        w.sequence(noise_bytes(literals, static_cast<std::uint32_t>(i)), offsets[i % 20], match);
+    }
+    return w.last(noise_bytes(n - w.decoded(), 99));
+}
+
 const cuda::Chunk2SparseOptions kSettings[] = {
     {0, 0, cuda::Unblock::gpu, -1, Codec::lz4},  // the defaults: one batch
     {2, 3, cuda::Unblock::cpu, -1, Codec::lz4},  // batches of 2, block headers walked on the host
@@ -288,4 +307,23 @@ TEST_CASE("random corruptions of LZ4 sequences (offsets, lengths, last bytes) ge
     CHECK(offset0 > 0);
     CHECK(end_rules > 0);
     REQUIRE(failures.empty());
+}
+
+TEST_CASE("long matches of every copy path (periods 1 to 16, offsets from 512 in 16-byte steps, others) decode on the GPU "
+          "as on the CPU, at every alignment",
+          "[gpu][lz4]") {
+    const GoodFrames good;
+    bslz4::Chunk2Sparse cpu(good.mask, kNi, kNj, PixelType::u16);
+    for (const auto& setting : kSettings) {
+        cuda::Chunk2Sparse gpu(good.mask, kNi, kNj, PixelType::u16, setting);
+        std::vector<Chunk> chunks;
+        for (unsigned shift = 0; shift < 16; ++shift)
+            chunks.push_back(with_block(good.chunks[shift % kFrames], shift % 3, long_match_block(shift)));
+        const std::vector<ByteView> batch(chunks.begin(), chunks.end());
+        // A cut below every u16 value: each pixel the mask allows is listed, so the lists are the frames.
+        const SparseBatch want = cpu.multi(batch, -1.0), got = gpu.multi(batch, -1.0);
+        REQUIRE(want.frame(0).npixels > 12000);
+        REQUIRE(same_lists(want, got));
+        REQUIRE(disagreement_alone(cpu, gpu, chunks[5]).empty());
+    }
 }

@@ -46,6 +46,7 @@ private:
     CUfunction unblock_, parse_, parse_warp_, decode_, scan_, offsets_, write_, top_levels_, top_choose_, gather_;
     CUfunction interleave_ = nullptr, integrate_ = nullptr;
     unsigned warps_per_decode_ = 1;
+    std::size_t decode_resident_ = 1;  // decode blocks the device holds at once
     bslz4::detail::TopPixelsRule top_;
 };
 
