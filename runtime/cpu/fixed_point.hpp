@@ -16,6 +16,6 @@ namespace bslz4::detail {
 //   where float64 sums round every add once they pass 2^53 (u32 pixels in a bin of 2^21).
 // - otherwise `folded`, summed in the accumulator's type (float64 products of the float32
 //   weights, each duplicate entry a term of its own, as scipy's csc @ frame).
-IntegrationMatrix summed_matrix(const IntegrationMatrix& folded, PixelType type, Accumulator acc);
+IntegrationMatrix summed_matrix(IntegrationMatrix folded, PixelType type, Accumulator acc);
 
 }  // namespace bslz4::detail

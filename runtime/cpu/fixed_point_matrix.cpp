@@ -3,6 +3,8 @@
 // int64 sums allow for the pixel type; the exact form at the least one its weights allow.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -36,8 +38,11 @@ int exponent_above(float top) {
     return e;
 }
 
-// w x 2^scale_log2, exact in double (a power of two; the scales tried keep it within int64).
-double scaled(float w, int scale_log2) { return std::ldexp(static_cast<double>(w), scale_log2); }
+// 2^scale_log2 as a double, made once a pass: w times it is w x 2^scale_log2 exactly (a product
+// by a power of two; from a float weight and the scales tried, 2^-309 to 2^126, never out of
+// double's range), as ldexp gives it, without a library call a weight.
+double power_of_two(int scale_log2) { return std::ldexp(1.0, scale_log2); }
+double scaled(float w, double power) { return static_cast<double>(w) * power; }
 
 std::uint64_t magnitude(std::int64_t v) { return v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v); }
 
@@ -59,10 +64,11 @@ int scale_above_log2(const IntegrationMatrix& m, std::uint64_t limit, int cap_lo
 // Whether every bin's sum of |fixed weights| at 2^scale_log2 stays within limit. At most one
 // step above scale_above_log2's guess, a weight is at most 2 limit: no sum passes 64 bits.
 bool sums_fit(const IntegrationMatrix& m, int scale_log2, std::uint64_t limit) {
+    const double power = power_of_two(scale_log2);
     for (std::size_t b = 0; b < m.bins; ++b) {
         std::uint64_t sum = 0;
         for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
-            sum += magnitude(std::llround(scaled(m.weight[k], scale_log2)));
+            sum += magnitude(std::llround(scaled(m.weight[k], power)));
             if (sum > limit) return false;
         }
     }
@@ -78,37 +84,38 @@ int widest_scale_log2(const IntegrationMatrix& m, std::uint64_t limit, int cap_l
 
 // Whether every weight times 2^scale_log2 is an integer (then so it is at any wider scale).
 bool exact_at(const IntegrationMatrix& m, int scale_log2) {
+    const double power = power_of_two(scale_log2);
     for (float w : m.weight) {
-        const double x = scaled(w, scale_log2);
+        const double x = scaled(w, power);
         if (x != std::floor(x)) return false;
     }
     return true;
 }
 
-// The least scale (log2) at which every weight is an integer: w = M 2^(e - 24) with M the
-// 24-bit significand, an integer at 2^(24 - e - (M's trailing zero bits)).
+// The least scale (log2) at which every weight is an integer: a finite nonzero float is
+// M 2^(E - 150) with M its 24-bit significand (the hidden bit set when the biased exponent E is
+// not 0; a subnormal is m 2^-149), an integer from 2^(150 - E - (M's trailing zero bits)) on.
+// Read off the float's bits: no library call a weight.
 int least_exact_scale_log2(const IntegrationMatrix& m) {
     int least = kLeastScaleLog2;
     for (float w : m.weight) {
-        if (w == 0) continue;
-        int e = 0;
-        const double significand = std::frexp(static_cast<double>(w), &e);
-        auto bits = static_cast<std::uint32_t>(std::fabs(std::ldexp(significand, 24)));
-        int zeros = 0;
-        while ((bits & 1) == 0) {
-            bits >>= 1;
-            ++zeros;
-        }
-        least = std::max(least, 24 - e - zeros);
+        std::uint32_t bits;
+        std::memcpy(&bits, &w, sizeof bits);
+        bits &= 0x7FFFFFFFu;  // the sign does not matter
+        if (bits == 0) continue;
+        const std::uint32_t biased = bits >> 23, fraction = bits & 0x7FFFFFu;
+        const std::uint32_t significand = biased ? (fraction | 0x800000u) : fraction;
+        least = std::max(least, (biased ? 150 - static_cast<int>(biased) : 149) - __builtin_ctz(significand));
     }
     return least;
 }
 
-IntegrationMatrix at_scale(const IntegrationMatrix& m, int scale_log2) {
-    IntegrationMatrix out = m;
+IntegrationMatrix at_scale(IntegrationMatrix out, int scale_log2) {
+    const IntegrationMatrix& m = out;
     out.powder_scale = std::ldexp(1.0, scale_log2);
     out.fixed_weight.resize(m.weight.size());
-    for (std::size_t k = 0; k < m.weight.size(); ++k) out.fixed_weight[k] = std::llround(scaled(m.weight[k], scale_log2));
+    const double power = power_of_two(scale_log2);
+    for (std::size_t k = 0; k < m.weight.size(); ++k) out.fixed_weight[k] = std::llround(scaled(m.weight[k], power));
     return out;
 }
 
@@ -152,7 +159,7 @@ IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& m, PixelType type,
 
 namespace detail {
 
-IntegrationMatrix summed_matrix(const IntegrationMatrix& folded, PixelType type, Accumulator acc) {
+IntegrationMatrix summed_matrix(IntegrationMatrix folded, PixelType type, Accumulator acc) {
     if (acc != Accumulator::f64 || !has_fixed_point_sums(type)) return folded;
     const float top = largest_weight(folded);
     if (std::isnan(top)) return folded;  // NaN and infinities propagate through float sums
@@ -166,7 +173,8 @@ IntegrationMatrix summed_matrix(const IntegrationMatrix& folded, PixelType type,
     // integers, with the same sums scaled by a power of two, so the same powders: the least
     // (from 2^0) keeps the weights small (unit weights are 1), which the integrators store in
     // fewer bytes.
-    return at_scale(folded, std::min(scale_log2, std::max(0, least_exact_scale_log2(folded))));
+    const int least = least_exact_scale_log2(folded);
+    return at_scale(std::move(folded), std::min(scale_log2, std::max(0, least)));
 }
 
 }  // namespace detail
