@@ -1430,7 +1430,7 @@ TEST_CASE("integrate and decompress leave their results on the GPU, in arrays th
     require_same(gpu.multi(s.views(), 1.0).sparse, want.sparse);
 }
 
-TEST_CASE("matrices and masks are uploaded once and shared; release_shared drops them, objects keep theirs", "[gpu][integrate]") {
+TEST_CASE("matrices and masks are uploaded and prepared once and shared; release_shared drops them, objects keep theirs", "[gpu][integrate]") {
     const std::size_t ni = 20, nj = 30, n = ni * nj;
     const Stack s = eiger_stack(ni, nj, PixelType::i32, 3);
     const IntegrationMatrix m = normalise_matrix(test::random_csr(11, n, 2.0, 6).input());
@@ -1440,11 +1440,17 @@ TEST_CASE("matrices and masks are uploaded once and shared; release_shared drops
     CHECK(after_one == 2);  // the mask and the matrix
     cuda::Chunk2SparseCSC b(s.mask, ni, nj, s.type, m);
     CHECK(cuda::shared_count() == after_one);
+    // Another mask: another mask upload and another prepared (folded) matrix, its powders its own.
+    std::vector<std::uint8_t> other_mask = s.mask;
+    for (std::size_t p = 0; p < n; p += 7) other_mask[p] = 0;
+    cuda::Chunk2SparseCSC c(other_mask, ni, nj, s.type, m);
+    CHECK(cuda::shared_count() == after_one + 2);
     cuda::release_shared();
     CHECK(cuda::shared_count() == 0);
-    bslz4::Chunk2SparseCSC cpu(s.mask, ni, nj, s.type, m);
+    bslz4::Chunk2SparseCSC cpu(s.mask, ni, nj, s.type, m), cpu_other(other_mask, ni, nj, s.type, m);
     require_close(a.multi(s.views(), 2.0).powder, cpu.multi(s.views(), 2.0).powder);
     require_close(b.multi(s.views(), 2.0).powder, cpu.multi(s.views(), 2.0).powder);
+    require_close(c.multi(s.views(), 2.0).powder, cpu_other.multi(s.views(), 2.0).powder);
 }
 
 int main(int argc, char** argv) {

@@ -125,13 +125,14 @@ void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
     bslz4::detail::check_integrator(m, format_.ni, format_.nj, format_.type, a);
     ScopedContext scope(ctx_);
     // The same choice of sums as the CPU's, so the powders agree (bit for bit where int64).
-    const IntegrationMatrix summed = bslz4::detail::summed_matrix(fold_mask(m, mask_host_), format_.type, a);
-    powder_spec_.matrix = shared_matrix(ctx_.ordinal(), summed);
+    const PreparedMatrix prepared = shared_prepared_matrix(ctx_.ordinal(), m, ByteView(mask_host_.data(), mask_host_.size()),
+                                                           format_.type, a);
+    powder_spec_.matrix = prepared.matrix;
     powder_spec_.acc = a;
     powder_spec_.bins = m.bins;
     powder_spec_.scale = m.fixed_point() ? m.powder_scale : 1;
-    powder_spec_.fixed_sums = summed.fixed_point();
-    powder_spec_.sum_to_f64 = summed.fixed_point() && a == Accumulator::f64 ? 1 / summed.powder_scale : 1;
+    powder_spec_.fixed_sums = prepared.fixed_sums;
+    powder_spec_.sum_to_f64 = prepared.fixed_sums && a == Accumulator::f64 ? 1 / prepared.powder_scale : 1;
     kernels_.add_matrix(module_);
     const std::size_t passes = (sizes_.batch + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
     for (GroupSlot& s : slots_) s.add_powders(passes * abi::kFramesPerPass * format_.npix * format_.bpp);

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "bslz4/cuda/device.hpp"
+#include "fixed_point.hpp"
 
 namespace bslz4::cuda {
 
@@ -64,23 +65,50 @@ std::shared_ptr<const DeviceMask> shared_mask(int device, ByteView mask) {
     });
 }
 
+// The content key of a matrix: its arrays, shape and scale.
+std::uint64_t matrix_hash(const IntegrationMatrix& m) {
+    std::uint64_t h = fnv1a(kFnvSeed, m.row_start.data(), m.row_start.size() * 4);
+    h = fnv1a(h, m.pixel.data(), m.pixel.size() * 4);
+    h = fnv1a(h, m.weight.data(), m.weight.size() * 4);
+    h = fnv1a(h, m.fixed_weight.data(), m.fixed_weight.size() * 8);
+    const std::uint64_t shape[2] = {m.bins, m.pixels};
+    h = fnv1a(h, shape, sizeof shape);
+    return fnv1a(h, &m.powder_scale, sizeof m.powder_scale);
+}
+
+std::shared_ptr<const DeviceMatrix> upload_matrix(int device, const IntegrationMatrix& folded) {
+    auto m = std::make_shared<DeviceMatrix>(device);
+    m->bins = folded.bins;
+    m->nnz = folded.nnz();
+    upload(m->row_start, folded.row_start.data(), folded.row_start.size() * 4, "matrix row starts");
+    upload(m->pixel, folded.pixel.data(), folded.pixel.size() * 4, "matrix pixels");
+    if (folded.fixed_point())
+        upload(m->weight, folded.fixed_weight.data(), folded.fixed_weight.size() * 8, "matrix weights");
+    else
+        upload(m->weight, folded.weight.data(), folded.weight.size() * 4, "matrix weights");
+    return m;
+}
+
 std::shared_ptr<const DeviceMatrix> shared_matrix(int device, const IntegrationMatrix& folded) {
-    std::uint64_t h = fnv1a(kFnvSeed, folded.row_start.data(), folded.row_start.size() * 4);
-    h = fnv1a(h, folded.pixel.data(), folded.pixel.size() * 4);
-    h = folded.fixed_point() ? fnv1a(h, folded.fixed_weight.data(), folded.fixed_weight.size() * 8)
-                             : fnv1a(h, folded.weight.data(), folded.weight.size() * 4);
-    const Key key{device, folded.fixed_point() ? 2 : 1, h, folded.nnz()};
-    return find_or_make<DeviceMatrix>(key, [&] {
-        auto m = std::make_shared<DeviceMatrix>(device);
-        m->bins = folded.bins;
-        m->nnz = folded.nnz();
-        upload(m->row_start, folded.row_start.data(), folded.row_start.size() * 4, "matrix row starts");
-        upload(m->pixel, folded.pixel.data(), folded.pixel.size() * 4, "matrix pixels");
-        if (folded.fixed_point())
-            upload(m->weight, folded.fixed_weight.data(), folded.fixed_weight.size() * 8, "matrix weights");
-        else
-            upload(m->weight, folded.weight.data(), folded.weight.size() * 4, "matrix weights");
-        return m;
+    const Key key{device, folded.fixed_point() ? 2 : 1, matrix_hash(folded), folded.nnz()};
+    return find_or_make<DeviceMatrix>(key, [&] { return upload_matrix(device, folded); });
+}
+
+PreparedMatrix shared_prepared_matrix(int device, const IntegrationMatrix& m, ByteView mask, PixelType type,
+                                      Accumulator acc) {
+    std::uint64_t h = fnv1a(matrix_hash(m), mask.data, mask.size);
+    const std::uint32_t kinds[2] = {static_cast<std::uint32_t>(type), static_cast<std::uint32_t>(acc)};
+    h = fnv1a(h, kinds, sizeof kinds);
+    const Key key{device, 3, h, m.nnz()};
+    // The cache's lock is held while the first object prepares it: the others wait for it
+    // rather than do the same work beside it.
+    return *find_or_make<PreparedMatrix>(key, [&] {
+        const IntegrationMatrix summed = bslz4::detail::summed_matrix(fold_mask(m, mask), type, acc);
+        auto p = std::make_shared<PreparedMatrix>();
+        p->matrix = upload_matrix(device, summed);
+        p->fixed_sums = summed.fixed_point();
+        p->powder_scale = summed.fixed_point() ? summed.powder_scale : 1;
+        return p;
     });
 }
 
