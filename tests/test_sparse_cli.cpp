@@ -22,6 +22,7 @@
 #include "ordered_decoding.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "hdf5/scan_writer.hpp"
+#include "matrix_file_writer.hpp"
 #include "matrix_support.hpp"
 #include "sparse_job.hpp"
 #include "sparse_job_fixture.hpp"
@@ -58,29 +59,6 @@ bool file_exists(const std::string& path) {
 }
 
 std::int64_t nframes_in(const test::H5Reader& f) { return f.attribute("/entry/data/data", "nframes").at(0); }
-
-// A matrix group as a pyFAI engine's arrays may be saved: data, indices, indptr, and the
-// attribute shape only when `with_shape`.
-void write_matrix_arrays(hid_t file, const std::string& group, const test::RawMatrix& m, bool with_shape) {
-    tool::h5::Handle g(H5Gcreate2(file, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, group);
-    auto put = [&](const char* name, hid_t type, const void* data, std::size_t n) {
-        const hsize_t dims[1] = {n};
-        tool::h5::Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, name);
-        tool::h5::Handle d(H5Dcreate2(g.get(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose, name);
-        REQUIRE(H5Dwrite(d.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
-    };
-    put("data", H5T_NATIVE_FLOAT, m.data.data(), m.data.size());
-    put("indices", H5T_NATIVE_INT32, m.indices.data(), m.indices.size());
-    put("indptr", H5T_NATIVE_INT32, m.indptr.data(), m.indptr.size());
-    if (with_shape) {
-        const std::int64_t shape[2] = {static_cast<std::int64_t>(m.bins), static_cast<std::int64_t>(m.pixels)};
-        const hsize_t dims[1] = {2};
-        tool::h5::Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "shape");
-        tool::h5::Handle a(H5Acreate2(g.get(), "shape", H5T_NATIVE_INT64, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-                           "shape");
-        REQUIRE(H5Awrite(a.get(), H5T_NATIVE_INT64, shape) >= 0);
-    }
-}
 
 // A CSR matrix over the scan's frames whose last bin and last pixel carry weights, so that its
 // shape can be told from its arrays alone.
@@ -220,9 +198,9 @@ TEST_CASE("a matrix saved without a shape attribute: bins and pixels are inferre
     const test::RawMatrix csr = cli_matrix(), csc = test::to_csc(csr);
     {
         const tool::h5::Handle file = tool::h5::create_file(mat);
-        write_matrix_arrays(file.get(), "csr", csr, false);
-        write_matrix_arrays(file.get(), "csc", csc, false);
-        write_matrix_arrays(file.get(), "csr_shaped", csr, true);
+        test::write_matrix_arrays(file.get(), "csr", csr, false);
+        test::write_matrix_arrays(file.get(), "csc", csc, false);
+        test::write_matrix_arrays(file.get(), "csr_shaped", csr, true);
     }
     const IntegrationMatrix want = normalise_matrix(csr.input());
     const std::size_t pixels = kCliNi * kCliNj;
@@ -238,8 +216,8 @@ TEST_CASE("a matrix saved without a shape attribute: bins and pixels are inferre
     const std::string mat2 = temp_path("cli_matrix_noshape_short.h5");
     {
         const tool::h5::Handle file = tool::h5::create_file(mat2);
-        write_matrix_arrays(file.get(), "csr", short_csr, false);
-        write_matrix_arrays(file.get(), "csc", test::to_csc(short_csr), false);
+        test::write_matrix_arrays(file.get(), "csr", short_csr, false);
+        test::write_matrix_arrays(file.get(), "csc", test::to_csc(short_csr), false);
     }
     require_same_matrix(tool::read_matrix_file(mat2 + ":csr", pixels).matrix, normalise_matrix(short_csr.input()));
     require_same_matrix(tool::read_matrix_file(mat2 + ":csc", pixels).matrix, normalise_matrix(short_csr.input()));
@@ -266,12 +244,12 @@ TEST_CASE("every matrix file error names the file and the group", "[sparse-cli]"
     bad_index.indices[3] = static_cast<std::int32_t>(kCliNi * kCliNj + 5);
     {
         const tool::h5::Handle file = tool::h5::create_file(mat);
-        write_matrix_arrays(file.get(), "good", cli_matrix(), true);
-        write_matrix_arrays(file.get(), "bad_index", bad_index, true);
+        test::write_matrix_arrays(file.get(), "good", cli_matrix(), true);
+        test::write_matrix_arrays(file.get(), "bad_index", bad_index, true);
         tool::h5::Handle g(H5Gcreate2(file.get(), "no_indices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "g");
         test::RawMatrix bad_shape = cli_matrix();
         bad_shape.bins = 0;
-        write_matrix_arrays(file.get(), "bad_shape", bad_shape, true);
+        test::write_matrix_arrays(file.get(), "bad_shape", bad_shape, true);
     }
     auto message = [](const std::string& spec, std::size_t pixels) {
         try {
