@@ -89,17 +89,12 @@ std::shared_ptr<const DeviceMatrix> upload_matrix(int device, const IntegrationM
     return m;
 }
 
-std::shared_ptr<const DeviceMatrix> shared_matrix(int device, const IntegrationMatrix& folded) {
-    const Key key{device, folded.fixed_point() ? 2 : 1, matrix_hash(folded), folded.nnz()};
-    return find_or_make<DeviceMatrix>(key, [&] { return upload_matrix(device, folded); });
-}
-
 PreparedMatrix shared_prepared_matrix(int device, const IntegrationMatrix& m, ByteView mask, PixelType type,
                                       Accumulator acc) {
     std::uint64_t h = fnv1a(matrix_hash(m), mask.data, mask.size);
     const std::uint32_t kinds[2] = {static_cast<std::uint32_t>(type), static_cast<std::uint32_t>(acc)};
     h = fnv1a(h, kinds, sizeof kinds);
-    const Key key{device, 3, h, m.nnz()};
+    const Key key{device, 1, h, m.nnz()};
     // The cache's lock is held while the first object prepares it: the others wait for it
     // rather than do the same work beside it.
     return *find_or_make<PreparedMatrix>(key, [&] {

@@ -36,7 +36,6 @@ struct PreparedMatrix {
 
 // The caller has the device's context current.
 std::shared_ptr<const DeviceMask> shared_mask(int device, ByteView mask);
-std::shared_ptr<const DeviceMatrix> shared_matrix(int device, const IntegrationMatrix& folded);
 // The matrix `m` prepared for `mask` (nonzero = use), `type` and `acc`, found by the content of
 // all four: the objects of a job, or of a campaign's scans, fold and convert a matrix once, not
 // once each (for an Eiger 4M matrix, about 0.1 s and 140 MB of fresh memory an object).
