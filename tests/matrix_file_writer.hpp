@@ -14,17 +14,19 @@
 namespace bslz4::test {
 
 // `index_type`: how indices and indptr are stored. `indices`, when given, are stored in place
-// of m's.
+// of m's. `storage`: the arrays' creation properties (chunks, filters); `data_type`: how the
+// weights are stored.
 inline void write_matrix_arrays(hid_t file, const std::string& group, const RawMatrix& m, bool with_shape,
-                                hid_t index_type = H5T_NATIVE_INT32, const std::vector<std::int64_t>& indices = {}) {
+                                hid_t index_type = H5T_NATIVE_INT32, const std::vector<std::int64_t>& indices = {},
+                                hid_t storage = H5P_DEFAULT, hid_t data_type = H5T_NATIVE_FLOAT) {
     tool::h5::Handle g(H5Gcreate2(file, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, group);
     auto put = [&](const char* name, hid_t stored, hid_t type, const void* data, std::size_t n) {
         const hsize_t dims[1] = {n};
         tool::h5::Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, name);
-        tool::h5::Handle d(H5Dcreate2(g.get(), name, stored, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose, name);
+        tool::h5::Handle d(H5Dcreate2(g.get(), name, stored, space.get(), H5P_DEFAULT, storage, H5P_DEFAULT), H5Dclose, name);
         REQUIRE(H5Dwrite(d.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
     };
-    put("data", H5T_NATIVE_FLOAT, H5T_NATIVE_FLOAT, m.data.data(), m.data.size());
+    put("data", data_type, H5T_NATIVE_FLOAT, m.data.data(), m.data.size());
     if (indices.empty())
         put("indices", index_type, H5T_NATIVE_INT32, m.indices.data(), m.indices.size());
     else

@@ -4,12 +4,16 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <algorithm>
 #include <cstdio>
+#include <tuple>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "bslz4/bslz4.hpp"
 #include "bslz4/error.hpp"
+#include "hdf5/contiguous_dataset.hpp"
 #include "hdf5/hdf5_file.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "matrix_file_writer.hpp"
@@ -24,14 +28,53 @@ namespace {
 constexpr std::size_t kPixels = 97, kBins = 13;
 
 // m in group /m of a new file `name`, its index arrays stored as index_type (indices given: in
-// place of m's); returns FILE:/m.
+// place of m's), with the storage and weight type given; returns FILE:/m.
 std::string matrix_file(const std::string& name, const test::RawMatrix& m, hid_t index_type,
-                        const std::vector<std::int64_t>& indices = {}) {
+                        const std::vector<std::int64_t>& indices = {}, hid_t storage = H5P_DEFAULT,
+                        hid_t data_type = H5T_NATIVE_FLOAT) {
     const std::string path = temp_path(name);
     std::remove(path.c_str());
     const tool::h5::Handle file = tool::h5::create_file(path);
-    test::write_matrix_arrays(file.get(), "m", m, false, index_type, indices);
+    test::write_matrix_arrays(file.get(), "m", m, false, index_type, indices, storage, data_type);
     return path + ":/m";
+}
+
+void check_same(const IntegrationMatrix& got, const IntegrationMatrix& m) {
+    CHECK(got.bins == m.bins);
+    CHECK(got.pixels == m.pixels);
+    CHECK(got.row_start == m.row_start);
+    CHECK(got.pixel == m.pixel);
+    CHECK(got.weight == m.weight);
+}
+
+// raw with each bin's pixels in order, as pyFAI and scipy write them.
+test::RawMatrix rows_in_order(test::RawMatrix raw) {
+    for (std::size_t b = 0; b < raw.bins; ++b) {
+        std::vector<std::pair<std::int32_t, float>> row;
+        for (std::int32_t k = raw.indptr[b]; k < raw.indptr[b + 1]; ++k) row.emplace_back(raw.indices[k], raw.data[k]);
+        std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (std::int32_t k = raw.indptr[b]; k < raw.indptr[b + 1]; ++k) std::tie(raw.indices[k], raw.data[k]) = row[k - raw.indptr[b]];
+    }
+    return raw;
+}
+
+// normalise_matrix's answer for arrays handed over: the matrix, or the refusal's message.
+std::string handed_over(const test::RawMatrix& raw, IntegrationMatrix& out) {
+    try {
+        out = normalise_matrix(raw.bins, raw.pixels, raw.data, std::vector<std::uint32_t>(raw.indices.begin(), raw.indices.end()),
+                               std::vector<std::uint32_t>(raw.indptr.begin(), raw.indptr.end()));
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+std::string viewed(const test::RawMatrix& raw) {
+    try {
+        normalise_matrix(raw.input());
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
 }
 
 std::string refusal(const std::string& spec) {
@@ -73,4 +116,69 @@ TEST_CASE("an index int32 cannot hold, or below -1, is refused naming the array 
                Catch::Contains("indices: entry 3 out of range"));
     CHECK_THAT(refusal(matrix_file("matrix_negative64.h5", raw, H5T_STD_I64LE, indices)),
                Catch::Contains("indices: entry 3 out of range"));
+}
+
+TEST_CASE("a CSR matrix handed over is the matrix its arrays viewed give, refused alike", "[matrix-file]") {
+    for (const bool ordered : {true, false}) {  // taken over as they are, or sorted into a copy
+        const test::RawMatrix raw = ordered ? rows_in_order(test::random_csr(kBins, kPixels, 2.0, 7)) : test::random_csr(kBins, kPixels, 2.0, 7);
+        IntegrationMatrix got;
+        REQUIRE(handed_over(raw, got).empty());
+        check_same(got, normalise_matrix(raw.input()));
+        test::RawMatrix bad = raw;
+        bad.indices[4] = -1;
+        CHECK(handed_over(bad, got) == viewed(bad));
+        CHECK_THAT(handed_over(bad, got), Catch::Contains("matrix index -1 at entry 4"));
+        bad = raw;
+        bad.indices[2] = static_cast<std::int32_t>(kPixels);
+        CHECK(handed_over(bad, got) == viewed(bad));
+        bad = raw;
+        bad.indptr[3] = bad.indptr[4] + 1;
+        CHECK(handed_over(bad, got) == viewed(bad));
+        CHECK_THAT(handed_over(bad, got), Catch::Contains("indptr decreases"));
+        bad = raw;
+        bad.indptr.pop_back();
+        CHECK(handed_over(bad, got) == viewed(bad));
+    }
+}
+
+TEST_CASE("matrix arrays stored contiguously, chunked, compressed or big-endian give the same matrix", "[matrix-file]") {
+    // Contiguous little-endian arrays are read by position on several threads; the rest through HDF5.
+    for (const bool ordered : {true, false}) {
+        const test::RawMatrix raw = ordered ? rows_in_order(test::random_csr(kBins, kPixels, 2.0, 8)) : test::random_csr(kBins, kPixels, 2.0, 8);
+        const IntegrationMatrix m = normalise_matrix(raw.input());
+        const std::string tag = ordered ? "ordered" : "unordered";
+        check_same(tool::read_matrix_file(matrix_file("matrix_contiguous_" + tag + ".h5", raw, H5T_STD_I32LE), kPixels).matrix, m);
+        const tool::h5::Handle chunked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "storage");
+        const hsize_t chunk[1] = {7};
+        REQUIRE(H5Pset_chunk(chunked.get(), 1, chunk) >= 0);
+        check_same(tool::read_matrix_file(matrix_file("matrix_chunked_" + tag + ".h5", raw, H5T_STD_I32LE, {}, chunked.get()), kPixels).matrix, m);
+        REQUIRE(H5Pset_deflate(chunked.get(), 4) >= 0);
+        check_same(tool::read_matrix_file(matrix_file("matrix_deflate_" + tag + ".h5", raw, H5T_STD_I32LE, {}, chunked.get()), kPixels).matrix, m);
+        check_same(tool::read_matrix_file(matrix_file("matrix_be_" + tag + ".h5", raw, H5T_STD_I32BE, {}, H5P_DEFAULT, H5T_IEEE_F32BE), kPixels)
+                       .matrix,
+                   m);
+    }
+}
+
+TEST_CASE("a matrix file larger than one thread's share is read whole", "[matrix-file]") {
+    // 4 M weights: 16 MB arrays, read by position in pieces on several threads.
+    constexpr std::size_t pixels = 3000000;
+    const test::RawMatrix raw = rows_in_order(test::random_csr(40, pixels, 2.0, 9));
+    REQUIRE(raw.data.size() > 3000000);
+    const std::string path = temp_path("matrix_large.h5");
+    std::remove(path.c_str());
+    {
+        const tool::h5::Handle file = tool::h5::create_file(path);
+        test::write_matrix_arrays(file.get(), "m", raw, true);
+    }
+    check_same(tool::read_matrix_file(path + ":/m", pixels).matrix, normalise_matrix(raw.input()));
+    {
+        const tool::h5::Handle file = tool::h5::open_file(path);
+        const tool::h5::Handle data = tool::h5::open_dataset(file.get(), "/m/data", path);
+        const auto storage = tool::h5::contiguous_storage(data.get(), H5T_NATIVE_FLOAT, "data");
+        REQUIRE(storage);  // the path the read above took
+        CHECK(storage->count == raw.data.size());
+        CHECK_FALSE(tool::h5::contiguous_storage(data.get(), H5T_NATIVE_DOUBLE, "data"));  // another type: HDF5 converts
+    }
+    std::remove(path.c_str());
 }

@@ -188,13 +188,14 @@ Decoder make_cpu_decoder(const SparseJob& job, const ScanInput& scan, const std:
 // each GPU's at the same time as the others'.
 class DecodersInTheMaking {
 public:
-    DecodersInTheMaking(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
-                        const IntegrationMatrix* matrix, const Placement& where)
+    DecodersInTheMaking(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use, const Placement& where)
         : t0_(Clock::now()) {
         const std::shared_future<std::size_t> batch_bytes = batch_bytes_.get_future().share();
+        const std::shared_future<const IntegrationMatrix*> matrix_read = matrix_.get_future().share();
         try {
             for (const int device : where.decoders) {
-                made_.push_back(std::async(std::launch::async, [&job, &scan, &use, matrix, device, batch_bytes, this] {
+                made_.push_back(std::async(std::launch::async, [&job, &scan, &use, matrix_read, device, batch_bytes, this] {
+                    const IntegrationMatrix* matrix = matrix_read.get();
 #if BSLZ4_HAVE_CUDA
                     Decoder d = device >= 0 ? make_gpu_decoder(job, scan, use, matrix, device, batch_bytes)
                                             : make_cpu_decoder(job, scan, use, matrix);
@@ -209,16 +210,19 @@ public:
                 }));
             }
         } catch (...) {
-            // A thread the system would not start: those started must not wait for the index.
+            // A thread the system would not start: those started must not wait for the index or the matrix.
             index_failed(std::current_exception());
+            matrix_failed(std::current_exception());
             throw;
         }
     }
-    // Left before the index was read (an error on the way): the decoders' threads stop waiting
-    // for it, so that made_'s futures, which wait for those threads, can finish.
+    // Left before the index or the matrix was read (an error on the way): the decoders' threads
+    // stop waiting for them, so that made_'s futures, which wait for those threads, can finish.
     ~DecodersInTheMaking() {
         if (!answered_)
             index_failed(std::make_exception_ptr(Error(ErrorCode::io, "the sparse job ended before its chunk index was read")));
+        if (!matrix_answered_)
+            matrix_failed(std::make_exception_ptr(Error(ErrorCode::io, "the sparse job ended before its matrix was read")));
     }
     DecodersInTheMaking(const DecodersInTheMaking&) = delete;
     DecodersInTheMaking& operator=(const DecodersInTheMaking&) = delete;
@@ -231,6 +235,15 @@ public:
     void index_failed(std::exception_ptr why) {
         answered_ = true;
         batch_bytes_.set_exception(std::move(why));
+    }
+    // The matrix the decoders sum with (null: none), once read: they wait for it.
+    void matrix_ready(const IntegrationMatrix* m) {
+        matrix_answered_ = true;
+        matrix_.set_value(m);
+    }
+    void matrix_failed(std::exception_ptr why) {
+        matrix_answered_ = true;
+        matrix_.set_exception(std::move(why));
     }
     // Waits for them all; rethrows the first failure.
     std::vector<Decoder> get() {
@@ -247,8 +260,9 @@ private:
     Clock::time_point t0_;
     std::mutex m_;
     double longest_ = 0;
-    std::promise<std::size_t> batch_bytes_;  // outlives the threads that wait on it (made_ goes first)
-    bool answered_ = false;
+    std::promise<std::size_t> batch_bytes_;  // these two outlive the threads that wait on them (made_ goes first)
+    std::promise<const IntegrationMatrix*> matrix_;
+    bool answered_ = false, matrix_answered_ = false;
     std::vector<std::future<Decoder>> made_;
 };
 
@@ -521,16 +535,19 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     summary.unmasked = info.mask_source.rfind("none", 0) == 0;
     if (summary.unmasked && !job.no_mask) summary.mask_looked_for = scan.mask_looked_for;
     // The matrix as read (by this job, or once for a campaign's) and, for acc i64, its fixed-point
-    // copy: matrix_used points at the one summed.
+    // copy: matrix_used points at the one summed. Read once the first batches are being read: an
+    // Eiger 4M matrix takes about 0.1 s to read and check, which the scan's reads then hide (the
+    // decoders wait for it).
     std::shared_ptr<const MatrixFile> matrix_file;
     IntegrationMatrix fixed;
     const IntegrationMatrix* matrix_used = nullptr;
-    if (!job.matrix_spec.empty()) {
+    if (!job.matrix_spec.empty()) note_file_at(reads, parse_matrix_spec(job.matrix_spec).file, "--matrix file");
+    const auto read_matrix = [&] {
+        if (job.matrix_spec.empty()) return;
         const std::size_t frame_pixels = scan.ni * scan.nj;
         matrix_file = job.matrix_read && job.matrix_read->matrix.pixels == frame_pixels
                           ? job.matrix_read  // else read here, which names the misfit
                           : std::make_shared<const MatrixFile>(read_matrix_file(job.matrix_spec, frame_pixels));
-        note_file_at(reads, parse_matrix_spec(job.matrix_spec).file, "--matrix file");
         const MatrixFile& file = *matrix_file;
         if (file.axes.present()) {  // bslz4-matrix's: pyFAI's intensities beside the sums, with this job's mask
             info.normalisation = bin_normalisation(file.matrix, file.axes.correction, use);
@@ -542,7 +559,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         info.bins = matrix_used->bins;
         info.acc = job.acc;
         info.powder_scale = matrix_used->fixed_point() ? matrix_used->powder_scale : 1;
-    }
+    };
     const FrameRange selected = resolve_frames(parse_frame_selection(job.frames_spec), scan.frames);
     const std::size_t a = selected.first, b = selected.end;
     // One group for the scan at its own path (an Eiger master's data_NNNNNN together at
@@ -560,7 +577,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
         throw Error(ErrorCode::bad_argument, "reader threads: " + std::to_string(job.reader_threads) + "; from 1 to 16");
     const Placement where = place(job, scan);
     times.open = seconds_since(t0);
-    DecodersInTheMaking making(job, scan, use, matrix_used, where);
+    DecodersInTheMaking making(job, scan, use, where);
 
     // Every dataset's chunk index first (HDF5 reads its metadata; the chunks are read by position),
     // then one ring sized for the largest batch of any of them.
@@ -603,15 +620,34 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
     }
 #endif
     BufferRing ring(readers + 2 * decoders, slot_bytes, memory);
+    std::optional<BatchReader> first_reader;  // reads while the matrix is read
+    const auto reading_start = Clock::now();
+    if (!parts.empty()) first_reader.emplace(parts.front().index, ring, kBatchFrames, readers);
+    // From here the readers may read chunks through HDF5 (see BatchReader): this thread's HDF5
+    // calls hold its lock too.
+    t0 = Clock::now();
+    try {
+        const h5::Lock lock;
+        read_matrix();
+    } catch (...) {
+        making.matrix_failed(std::current_exception());
+        throw;
+    }
+    making.matrix_ready(matrix_used);
+    times.matrix = seconds_since(t0);
 
     refuse_output_over_reads(job, reads);
     for (const std::string& line : remove_stale_temporaries(output_target(job.output, true).target))
         if (job.notices) std::fprintf(job.notices, "bslz4: %s\n", line.c_str());
-    auto out = std::make_unique<SparseOutput>(job.output, info);
+    auto out = [&] {
+        const h5::Lock lock;
+        return std::make_unique<SparseOutput>(job.output, info);
+    }();
     std::unique_ptr<OutputWriter> writer;
     // A run that fails part way keeps what it wrote apart from the output (keep_incomplete), and
     // its error says where.
     const auto keep_what_was_written = [&](const std::string& why) {
+        first_reader.reset();  // its threads may call HDF5, which the output's close below does too
         try {
             if (writer) writer->finish();  // the batches handed over before the fault are kept too
         } catch (...) {
@@ -658,12 +694,13 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
                 decoder_peaks.push_back(std::make_unique<ListPeaks>(*job.peaks, scan.type, scan.ni, scan.nj, job.peak_threads,
                                                                     where.decoders[k]));
         Progress progress(b - a, job.quiet);
-        const auto loop_start = Clock::now();
+        const auto loop_start = reading_start;
         for (const Part& p : parts) {
             writer->begin_group(scan.datasets[p.d].path, p.end - p.first);
             if (peaks && (job.per_file || &p == &parts.front())) peaks->begin_group();
-            const auto part_start = Clock::now();
-            BatchReader reader(p.index, ring, kBatchFrames, readers);
+            const auto part_start = &p == &parts.front() ? reading_start : Clock::now();
+            std::optional<BatchReader> next_reader;
+            BatchReader& reader = &p == &parts.front() ? *first_reader : next_reader.emplace(p.index, ring, kBatchFrames, readers);
             take_decoders();
             const DecodeBatch decode = [&](const ReadBatch& batch, std::size_t k) {
                 const auto d0 = Clock::now();
@@ -710,6 +747,7 @@ SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop
             };
             summary.interrupted = !decode_in_order(reader, decoders, ring.slots(), decode, sink);
             times.reading += reader.reading_seconds();
+            if (&p == &parts.front()) first_reader.reset();  // its threads end before the next part's read the ring
             times.loop += seconds_since(part_start);
             writer->close_group(!summary.interrupted);
             if (summary.interrupted) break;

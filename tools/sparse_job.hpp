@@ -95,8 +95,9 @@ struct SparseJob {
 // Where a job's time went, in seconds, for the bench: the costs paid once a call, and the
 // rate of the loop once it runs.
 struct JobTimes {
-    double open = 0;          // the scan opened, its mask and matrix read
+    double open = 0;          // the scan opened, its mask read
     double index = 0;         // every dataset's chunk index read
+    double matrix = 0;        // the matrix read and checked (with --matrix), while the first batches are read
     double decoders = 0;      // the decoder objects made (GPU: context, module, buffers), on
                               // threads of their own while the index is read
     double decoders_wait = 0; // of that, what the job waited for after the index

@@ -18,9 +18,8 @@ std::int64_t index_at(const void* p, IndexType t, std::size_t k) {
     return static_cast<const std::uint32_t*>(p)[k];
 }
 
-}  // namespace
-
-IntegrationMatrix normalise_matrix(const MatrixInput& in) {
+// Checks the input as normalise_matrix says; throws Error naming the fault.
+void check_input(const MatrixInput& in) {
     const bool csc = in.layout == MatrixLayout::csc;
     const std::size_t major = csc ? in.pixels : in.bins;  // what indptr walks
     const std::size_t minor = csc ? in.bins : in.pixels;  // what indices name
@@ -63,7 +62,12 @@ IntegrationMatrix normalise_matrix(const MatrixInput& in) {
             throw Error(ErrorCode::bad_matrix, "matrix index " + std::to_string(i) + " at entry " + str(k) +
                                                    " is outside 0.." + str(minor - 1) + " (" + minor_name + ")");
     }
+}
 
+// The canonical form of a checked input, in arrays of its own.
+IntegrationMatrix canonical_copy(const MatrixInput& in) {
+    const bool csc = in.layout == MatrixLayout::csc;
+    const std::size_t major = csc ? in.pixels : in.bins;
     // Each bin's entries in pixel order, a duplicate (bin, pixel) entry a term of its own in the
     // order given, so each weight is multiplied in float64 as scipy does (merged into one
     // float32 weight, the pair would be rounded): the order of a stable sort by (bin, pixel).
@@ -113,6 +117,32 @@ IntegrationMatrix normalise_matrix(const MatrixInput& in) {
             out.weight[k] = row[k - k0].w;
         }
     }
+    return out;
+}
+
+}  // namespace
+
+IntegrationMatrix normalise_matrix(const MatrixInput& in) {
+    check_input(in);
+    return canonical_copy(in);
+}
+
+IntegrationMatrix normalise_matrix(std::size_t bins, std::size_t pixels, std::vector<float> data, std::vector<std::uint32_t> indices,
+                                   const std::vector<std::uint32_t>& indptr) {
+    // The int32 values as stored, read through their signed type (which may alias the unsigned
+    // one), so a negative index is named as the other overload names it.
+    const MatrixInput in{MatrixLayout::csr, bins, pixels, data.data(), data.size(), IndexType::i32, indices.data(), indices.size(),
+                         indptr.data(), indptr.size()};
+    check_input(in);
+    for (std::size_t b = 0; b < bins; ++b)
+        for (std::uint64_t k = std::uint64_t{indptr[b]} + 1; k < indptr[b + 1]; ++k)
+            if (indices[k - 1] > indices[k]) return canonical_copy(in);  // sorted there, stably
+    IntegrationMatrix out;
+    out.bins = bins;
+    out.pixels = pixels;
+    out.row_start = indptr;
+    out.pixel = std::move(indices);
+    out.weight = std::move(data);
     return out;
 }
 

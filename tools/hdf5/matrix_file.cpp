@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bslz4/error.hpp"
+#include "contiguous_dataset.hpp"
 #include "hdf5_file.hpp"
 
 namespace bslz4::tool {
@@ -27,13 +28,13 @@ Shape shape_from_attribute(const std::vector<std::int64_t>& shape, std::size_t i
 }
 
 // No shape attribute: see the header for the rule.
-Shape shape_from_arrays(const std::vector<std::int32_t>& indices, std::size_t indptr_size, std::size_t frame_pixels) {
+Shape shape_from_arrays(const std::vector<std::uint32_t>& indices, std::size_t indptr_size, std::size_t frame_pixels) {
     if (indptr_size < 2)
         throw Error(ErrorCode::bad_matrix,
                     "no attribute shape, and indptr has " + std::to_string(indptr_size) + " entries: cannot tell bins and pixels");
     const std::size_t pointers = indptr_size - 1;
     std::size_t extent = 0;  // the largest index + 1
-    for (std::int32_t i : indices) extent = std::max(extent, static_cast<std::size_t>(std::max(i, 0)) + 1);
+    for (std::uint32_t i : indices) extent = std::max(extent, static_cast<std::size_t>(std::max(static_cast<std::int32_t>(i), 0)) + 1);
     Shape s;
     const bool csc = frame_pixels ? pointers == frame_pixels : pointers > extent;
     s.layout = csc ? MatrixLayout::csc : MatrixLayout::csr;
@@ -42,11 +43,24 @@ Shape shape_from_arrays(const std::vector<std::int32_t>& indices, std::size_t in
     return s;
 }
 
-// Indices or pointers as int32, each in [-1, 2^31) (the values are checked against the shape by
-// normalise_matrix). Integers that int32 holds whatever their values (signed of up to 4 bytes,
-// unsigned of up to 2: scipy's and pyFAI's int32) are read as int32 straight away; wider ones as
-// int64, then narrowed: an Eiger 4M matrix's indices are 36 MB, not 72 MB read and 36 MB copied.
-std::vector<std::int32_t> read_int32(hid_t dataset, const char* name) {
+// A matrix array read whole: on several threads where the file stores it contiguously in T's
+// own layout (h5py's and pyFAI's files; see contiguous_dataset.hpp), else through HDF5.
+template <class T>
+std::vector<T> read_array(hid_t dataset, hid_t memtype, const char* name) {
+    if (const auto storage = h5::contiguous_storage(dataset, memtype, name)) {
+        std::vector<T> v(storage->count);
+        h5::read_contiguous(*storage, v.data(), name);
+        return v;
+    }
+    return h5::read_all<T>(dataset, memtype, name);
+}
+
+// Indices or pointers as int32 values (held in uint32s, which normalise_matrix takes over), each
+// in [-1, 2^31) (the values are checked against the shape by normalise_matrix). Integers that
+// int32 holds whatever their values (signed of up to 4 bytes, unsigned of up to 2: scipy's and
+// pyFAI's int32) are read as int32 straight away; wider ones as int64, then narrowed: an Eiger
+// 4M matrix's indices are 36 MB, not 72 MB read and 36 MB copied.
+std::vector<std::uint32_t> read_int32(hid_t dataset, const char* name) {
     const auto out_of_range = [&](std::size_t k) {
         return Error(ErrorCode::bad_matrix, std::string(name) + ": entry " + std::to_string(k) + " out of range");
     };
@@ -56,16 +70,16 @@ std::vector<std::int32_t> read_int32(hid_t dataset, const char* name) {
     const H5T_sign_t sign = cls == H5T_INTEGER ? H5Tget_sign(type.get()) : H5T_SGN_NONE;
     if (cls == H5T_NO_CLASS || size == 0 || sign == H5T_SGN_ERROR) throw h5::failure(std::string(name) + ": cannot read its datatype");
     if (cls == H5T_INTEGER && (sign == H5T_SGN_2 ? size <= 4 : size <= 2)) {
-        std::vector<std::int32_t> v = h5::read_all<std::int32_t>(dataset, H5T_NATIVE_INT32, name);
+        std::vector<std::uint32_t> v = read_array<std::uint32_t>(dataset, H5T_NATIVE_INT32, name);
         for (std::size_t k = 0; k < v.size(); ++k)
-            if (v[k] < -1) throw out_of_range(k);
+            if (static_cast<std::int32_t>(v[k]) < -1) throw out_of_range(k);
         return v;
     }
     const std::vector<std::int64_t> wide = h5::read_all<std::int64_t>(dataset, H5T_NATIVE_INT64, name);
-    std::vector<std::int32_t> out(wide.size());
+    std::vector<std::uint32_t> out(wide.size());
     for (std::size_t k = 0; k < wide.size(); ++k) {
         if (wide[k] < -1 || wide[k] > 0x7FFFFFFF) throw out_of_range(k);
-        out[k] = static_cast<std::int32_t>(wide[k]);
+        out[k] = static_cast<std::uint32_t>(wide[k]);
     }
     return out;
 }
@@ -124,15 +138,17 @@ IntegrationMatrix read_group(const MatrixSpec& spec, std::size_t frame_pixels, P
         if (!h5::exists(file.get(), path, spec.file)) throw Error(ErrorCode::bad_matrix, std::string("no dataset ") + name);
         return h5::open_dataset(file.get(), path, spec.file);
     };
-    const auto data = h5::read_all<float>(open_member("data").get(), H5T_NATIVE_FLOAT, "data");
-    const auto indices = read_int32(open_member("indices").get(), "indices");
+    auto data = read_array<float>(open_member("data").get(), H5T_NATIVE_FLOAT, "data");
+    auto indices = read_int32(open_member("indices").get(), "indices");
     const auto indptr = read_int32(open_member("indptr").get(), "indptr");
     const Shape s = h5::has_attribute(file.get(), spec.group, "shape", spec.file)
                         ? shape_from_attribute(h5::read_int_attribute(file.get(), spec.group, "shape"), indptr.size())
                         : shape_from_arrays(indices, indptr.size(), frame_pixels);
-    const MatrixInput in{s.layout, s.bins, s.pixels, data.data(), data.size(), IndexType::i32, indices.data(), indices.size(),
-                         indptr.data(), indptr.size()};
-    IntegrationMatrix m = normalise_matrix(in);
+    // The int32 values in uint32s, read through their signed type (which may alias them).
+    IntegrationMatrix m = s.layout == MatrixLayout::csr
+                              ? normalise_matrix(s.bins, s.pixels, std::move(data), std::move(indices), indptr)
+                              : normalise_matrix(MatrixInput{s.layout, s.bins, s.pixels, data.data(), data.size(), IndexType::i32,
+                                                             indices.data(), indices.size(), indptr.data(), indptr.size()});
     if (frame_pixels && m.pixels != frame_pixels)
         throw Error(ErrorCode::bad_matrix,
                     "the matrix has " + std::to_string(m.pixels) + " pixels, the frames have " + std::to_string(frame_pixels));

@@ -46,6 +46,13 @@ struct IntegrationMatrix {
 // of weights, every index in range) and returns the canonical form: the entries sorted by bin,
 // then pixel, those of one (bin, pixel) in the order given. Throws Error naming the fault.
 IntegrationMatrix normalise_matrix(const MatrixInput& input);
+// The same checks and form for a CSR matrix whose arrays the caller hands over (a file's, read
+// into them): where each bin's pixels are in order already, as pyFAI and scipy write them, they
+// become the matrix's own arrays, not copied (an Eiger 4M matrix's are 72 MB). indices and
+// indptr hold the int32 values as stored (a negative one is refused as normalise_matrix refuses
+// it); indptr has bins + 1 of them.
+IntegrationMatrix normalise_matrix(std::size_t bins, std::size_t pixels, std::vector<float> data, std::vector<std::uint32_t> indices,
+                                   const std::vector<std::uint32_t>& indptr);
 
 // Drops the weights of pixels whose mask byte is 0 (mask: nonzero = use this pixel).
 IntegrationMatrix fold_mask(const IntegrationMatrix& matrix, ByteView mask);
