@@ -182,3 +182,25 @@ TEST_CASE("a matrix file larger than one thread's share is read whole", "[matrix
     }
     std::remove(path.c_str());
 }
+
+TEST_CASE("bin normalisation is each bin's sum of weight x correction over the pixels used, on any number of threads",
+          "[matrix-file]") {
+    // Over 2 M weights: summed on several threads, a bin on one, in the matrix's order.
+    constexpr std::size_t pixels = 1000000;
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(300, pixels, 3.5, 10).input());
+    REQUIRE(m.nnz() > 2000000);
+    std::vector<float> correction(pixels);
+    std::vector<std::uint8_t> use(pixels);
+    for (std::size_t p = 0; p < pixels; ++p) {
+        correction[p] = 0.5f + static_cast<float>(p % 1013) / 1013.0f;
+        use[p] = p % 11 != 0;
+    }
+    const std::vector<double> got = tool::bin_normalisation(m, correction, use);
+    REQUIRE(got.size() == m.bins);
+    for (std::size_t b = 0; b < m.bins; ++b) {
+        double sum = 0;
+        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k)
+            if (use[m.pixel[k]]) sum += double(m.weight[k]) * double(correction[m.pixel[k]]);
+        CHECK(got[b] == sum);
+    }
+}

@@ -37,8 +37,15 @@ std::vector<float> as_float32(const std::vector<std::uint8_t>& bytes, PixelType 
 // Pixels a helper thread must have to be worth starting for a batch (a thread started costs
 // tens of microseconds, hundreds under a sandboxing kernel; the H200 host's bench lost 6 ms a
 // batch starting 30 of them): the CPU labels about 5 M pixels a second a thread, and only checks
-// the lists when the GPU labels them, some 50 M a second.
-constexpr std::size_t kPixelsPerLabellingThread = 100000, kPixelsPerCheckingThread = 1000000;
+// the lists when the GPU labels them, some 1,000 M a second; the overlaps of consecutive frames
+// are found at some 100 M a second (H200 host, dense: 4.5 ms a batch of 64 frames on one thread).
+constexpr std::size_t kPixelsPerLabellingThread = 100000, kPixelsPerCheckingThread = 4000000, kPixelsPerPairingThread = 150000;
+
+// One frame's peaks, 5 values a peak (its columns' values side by side), after `to`'s.
+void append_peaks(const peaks::PeakColumns& columns, std::vector<std::int64_t>& to) {
+    for (std::size_t p = 0; p < columns[0].size(); ++p)
+        for (int c = 0; c < 5; ++c) to.push_back(columns[c][p]);
+}
 
 // Below this, ImageD11's float64 sums of integer weights are exact, so the GPU's int64 sums
 // are the same numbers.
@@ -117,32 +124,36 @@ void ListPeaks::label_frames(OutputRows& rows, std::size_t first_frame) {
         const cuda::PeakFrames batch{frames, rows_, cols_, rows.nnz.data(), rows.row.data(), rows.col.data(), values.data()};
         gpu_->labeller.label(options_.algorithm == peaks::PeakAlgorithm::lmlabel ? cuda::PeakRule::lmlabel : cuda::PeakRule::cplabel,
                              batch, options_.wtmax, r);
-        rows.labels = r.labels;
-        rows.nlabels = r.nlabels;
-        // A frame whose sums ImageD11 would refuse (below 1) or round (past 2^53) is measured
-        // again on the CPU, which says the one and rounds the other as ImageD11 does.
+        rows.labels = std::move(r.labels);
+        rows.nlabels = std::move(r.nlabels);
+        // The GPU's sums as they are, but a frame whose sums ImageD11 would refuse (below 1) or
+        // round (past 2^53): that one is measured again on the CPU, which says the one and rounds
+        // the other as ImageD11 does.
+        rows.peak_props.clear();
+        rows.peak_props.reserve(r.props.size());
         std::size_t at = 0;
         for (std::size_t f = 0; f < frames; ++f) {
             bool again = false;
-            for (std::size_t p = at; p < at + r.nlabels[f]; ++p) {
+            for (std::size_t p = at; p < at + rows.nlabels[f]; ++p) {
                 const std::int64_t* q = r.props.data() + 5 * p;
                 again = again || q[1] < 1 || std::fabs(double(q[1])) >= kExactSums || std::fabs(double(q[2])) >= kExactSums ||
                         std::fabs(double(q[3])) >= kExactSums;
-                for (int c = 0; c < 5; ++c) props[f][c].push_back(q[c]);
             }
             if (again) {
-                props[f] = peaks::PeakColumns{};
-                scratch_[0].sums.add_frame(frame_of(f), rows.labels.data() + first[f], r.nlabels[f], options_.wtmax,
+                scratch_[0].sums.add_frame(frame_of(f), rows.labels.data() + first[f], rows.nlabels[f], options_.wtmax,
                                            static_cast<std::int64_t>(f), props[f], what(f));
+                append_peaks(props[f], rows.peak_props);
+            } else {
+                rows.peak_props.insert(rows.peak_props.end(), r.props.begin() + std::ptrdiff_t(5 * at),
+                                       r.props.begin() + std::ptrdiff_t(5 * (at + rows.nlabels[f])));
             }
-            at += r.nlabels[f];
+            at += rows.nlabels[f];
         }
+        return;
     }
 #endif
     rows.peak_props.clear();
-    for (std::size_t f = 0; f < frames; ++f)
-        for (std::size_t p = 0; p < props[f][0].size(); ++p)
-            for (int c = 0; c < 5; ++c) rows.peak_props.push_back(props[f][c][p]);
+    for (std::size_t f = 0; f < frames; ++f) append_peaks(props[f], rows.peak_props);
 }
 
 void ListPeaks::pair_frames(OutputRows& rows) {
@@ -153,7 +164,7 @@ void ListPeaks::pair_frames(OutputRows& rows) {
         return peaks::SparseFrame{rows.row.data() + first[f], rows.col.data() + first[f], nullptr, first[f + 1] - first[f]};
     };
     const unsigned threads = static_cast<unsigned>(
-        std::max<std::size_t>(1, std::min<std::size_t>({threads_, frames, total / kPixelsPerCheckingThread})));
+        std::max<std::size_t>(1, std::min<std::size_t>({threads_, frames, total / kPixelsPerPairingThread})));
     if (scratch_.size() < threads) scratch_.resize(threads);
     // The overlaps of each frame with the one before it, both listing pixels.
     std::vector<std::vector<peaks::Overlap>> pairs(frames);

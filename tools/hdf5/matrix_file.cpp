@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "bslz4/cpu_count.hpp"
 #include "bslz4/error.hpp"
 #include "contiguous_dataset.hpp"
 #include "hdf5_file.hpp"
+#include "run_on_threads.hpp"
 
 namespace bslz4::tool {
 
@@ -100,7 +102,7 @@ PowderAxes read_axes(hid_t file, const MatrixSpec& spec, const IntegrationMatrix
         if (n != expected)
             throw Error(ErrorCode::bad_matrix, std::string(name) + " has " + std::to_string(n) + " values, where " +
                                                    std::to_string(expected) + " are expected");
-        return h5::read_all<decltype(zero)>(d.get(), type, name);
+        return read_array<decltype(zero)>(d.get(), type, name);
     };
     const auto count = [&](const char* name) -> std::size_t {
         if (!h5::has_attribute(file, g, name, spec.file)) return 0;
@@ -189,13 +191,21 @@ std::vector<double> bin_normalisation(const IntegrationMatrix& m, const std::vec
         throw Error(ErrorCode::bad_argument, "bin_normalisation: " + std::to_string(correction.size()) + " corrections and " +
                                                  std::to_string(use.size()) + " mask pixels for a matrix of " +
                                                  std::to_string(m.pixels));
+    // Bins split over threads, each bin summed in order by one: the same sums on any number of
+    // them (an Eiger 4M matrix: 9 M weights read at random places of the correction, 0.05 s on
+    // one thread, on the job's way to its first batch).
     std::vector<double> out(m.bins, 0.0);
-    for (std::size_t b = 0; b < m.bins; ++b) {
-        double sum = 0;
-        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k)
-            if (use[m.pixel[k]]) sum += static_cast<double>(m.weight[k]) * static_cast<double>(correction[m.pixel[k]]);
-        out[b] = sum;
-    }
+    constexpr std::size_t kBinsPerPiece = 64, kWeightsPerThread = std::size_t{1} << 20;
+    const std::size_t pieces = (m.bins + kBinsPerPiece - 1) / kBinsPerPiece;
+    const auto threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>({8, usable_cpu_count(), m.nnz() / kWeightsPerThread})));
+    run_on_threads(pieces, threads, [&](std::size_t piece) {
+        for (std::size_t b = piece * kBinsPerPiece; b < std::min(m.bins, (piece + 1) * kBinsPerPiece); ++b) {
+            double sum = 0;
+            for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k)
+                if (use[m.pixel[k]]) sum += static_cast<double>(m.weight[k]) * static_cast<double>(correction[m.pixel[k]]);
+            out[b] = sum;
+        }
+    });
     return out;
 }
 
