@@ -65,7 +65,7 @@ struct OutputInfo {
     PowderAxes axes;  // its correction dropped once normalisation is made
     std::vector<double> normalisation;
     ListCompression compression = ListCompression::bitshuffle_lz4;
-    unsigned encoder_threads = 0;  // bitshuffle's chunks encoded at once; 0: as many as the machine has cores, at most 4
+    unsigned encoder_threads = 0;  // bitshuffle's chunks encoded at once; 0: as many as the machine has cores, at most 8
     // The file is flushed (its counts written) after a batch once this long has passed since the
     // last flush; 0: after every batch.
     double flush_seconds = 0.5;
