@@ -1,8 +1,11 @@
 // PeakLabeller: the batch uploaded, kernels/peak_labels.cu run on one stream, labels, counts
-// and sums brought back. Device buffers grow to the largest batch seen and are kept.
+// and sums brought back. Device buffers, and the pinned host buffers the copies go through,
+// grow to the largest batch seen and are kept: copies from pageable memory go through the
+// driver's own staging, which the labellers of a job's decoder threads share and wait for.
 #include "bslz4/cuda/peak_labels.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "bslz4/cuda/device.hpp"
 #include "bslz4/error.hpp"
@@ -23,11 +26,37 @@ void grow(DeviceBuffer& b, std::size_t bytes, const char* what) {
     if (b.size() < bytes) b = DeviceBuffer(std::max<std::size_t>(bytes, b.size() + b.size() / 2), what);
 }
 
-void upload(CUdeviceptr to, const void* from, std::size_t bytes, CUstream st, const char* what) {
-    if (bytes) check(driver().cuMemcpyHtoDAsync(to, from, bytes, st), what);
+// A pinned host buffer of at least `bytes`, made anew only when it must grow.
+void grow(TransferBuffer& b, std::size_t bytes, const char* what) {
+    if (b.size() < bytes) b = TransferBuffer(std::max<std::size_t>(bytes, b.size() + b.size() / 2), what);
 }
-void download(void* to, CUdeviceptr from, std::size_t bytes, CUstream st, const char* what) {
-    if (bytes) check(driver().cuMemcpyDtoHAsync(to, from, bytes, st), what);
+
+// Host arrays laid end to end in one pinned buffer, each from a 256-byte boundary.
+class PinnedParts {
+public:
+    static std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+    explicit PinnedParts(TransferBuffer& b) : b_(b) {}
+    std::uint8_t* next(std::size_t bytes) {
+        std::uint8_t* p = b_.data() + used_;
+        used_ += aligned(bytes);
+        return p;
+    }
+
+private:
+    TransferBuffer& b_;
+    std::size_t used_ = 0;
+};
+
+void upload(CUdeviceptr to, PinnedParts& staging, const void* from, std::size_t bytes, CUstream st, const char* what) {
+    if (!bytes) return;
+    std::uint8_t* pinned = staging.next(bytes);
+    std::memcpy(pinned, from, bytes);
+    check(driver().cuMemcpyHtoDAsync(to, pinned, bytes, st), what);
+}
+std::uint8_t* download(CUdeviceptr from, PinnedParts& staging, std::size_t bytes, CUstream st, const char* what) {
+    std::uint8_t* pinned = staging.next(bytes);
+    if (bytes) check(driver().cuMemcpyDtoHAsync(pinned, from, bytes, st), what);
+    return pinned;
 }
 
 }  // namespace
@@ -39,6 +68,7 @@ struct PeakLabeller::State {
     Stream stream;
     CUfunction identity, smooth, uphill, join, roots, number, first, measure;
     DeviceBuffer first_px, row, col, value, smoothed, link, is_root, numbers, labels, nlabels, peak_first, props;
+    TransferBuffer to_device, from_device;
     explicit State(int device) : ctx(device), info(device_info(device)) {
         ScopedContext scope(ctx);
         module = load_kernels(info.sm, info.name);
@@ -104,6 +134,9 @@ void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optiona
     if (n == 0) return;
     ScopedContext scope(s.ctx);
     CUstream st = s.stream.get();
+    // Buffers are reused (or made anew) only once the stream is done with them: a call that
+    // threw part way may have left copies and kernels queued.
+    check(driver().cuStreamSynchronize(st), "cuStreamSynchronize(peak labels, before reusing its buffers)");
     grow(s.first_px, (frames + 1) * 8, "peak labels: frame starts");
     grow(s.row, n * 2, "peak labels: rows");
     grow(s.col, n * 2, "peak labels: columns");
@@ -116,10 +149,13 @@ void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optiona
     grow(s.nlabels, frames * 4, "peak labels: counts");
     grow(s.peak_first, (frames + 1) * 8, "peak labels: peak starts");
     grow(s.props, n * 5 * 8, "peak labels: sums");  // at most a peak a pixel
-    upload(s.first_px.get(), first.data(), (frames + 1) * 8, st, "cuMemcpyHtoDAsync(peak frame starts)");
-    upload(s.row.get(), in.row, n * 2, st, "cuMemcpyHtoDAsync(peak rows)");
-    upload(s.col.get(), in.col, n * 2, st, "cuMemcpyHtoDAsync(peak columns)");
-    upload(s.value.get(), in.value, n * 4, st, "cuMemcpyHtoDAsync(peak values)");
+    grow(s.to_device, PinnedParts::aligned((frames + 1) * 8) + PinnedParts::aligned(n * 2) * 2 + PinnedParts::aligned(n * 4),
+         "peak labels: lists staged");
+    PinnedParts up(s.to_device);
+    upload(s.first_px.get(), up, first.data(), (frames + 1) * 8, st, "cuMemcpyHtoDAsync(peak frame starts)");
+    upload(s.row.get(), up, in.row, n * 2, st, "cuMemcpyHtoDAsync(peak rows)");
+    upload(s.col.get(), up, in.col, n * 2, st, "cuMemcpyHtoDAsync(peak columns)");
+    upload(s.value.get(), up, in.value, n * 4, st, "cuMemcpyHtoDAsync(peak values)");
 
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((most + kPeakThreads - 1) / kPeakThreads, 4096));
     const Grid per_pixel{blocks, static_cast<unsigned>(frames), kPeakThreads, 0};
@@ -137,9 +173,13 @@ void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optiona
            fp, s.is_root.get(), s.numbers.get(), s.nlabels.get());
     launch(s.first, "cuLaunchKernel(bslz4_peaks_first)", Grid{1, 1, bslz4_abi::kScanThreads, 0}, st, s.nlabels.get(),
            static_cast<std::uint32_t>(frames), s.peak_first.get());
+    grow(s.from_device, PinnedParts::aligned(8) + PinnedParts::aligned(n * 4) + PinnedParts::aligned(frames * 4) + n * 5 * 8,
+         "peak labels: results staged");
+    PinnedParts down(s.from_device);
     std::uint64_t peaks = 0;
-    download(&peaks, s.peak_first.get() + frames * 8, 8, st, "cuMemcpyDtoHAsync(peak count)");
+    const std::uint8_t* count = download(s.peak_first.get() + frames * 8, down, 8, st, "cuMemcpyDtoHAsync(peak count)");
     check(driver().cuStreamSynchronize(st), "cuStreamSynchronize(peak count)");
+    std::memcpy(&peaks, count, 8);
     if (peaks > n) throw Error(ErrorCode::gpu_fault, "peak labels: the GPU counted more peaks than pixels");
     check(driver().cuMemsetD8Async(s.props.get(), 0, peaks * 5 * 8, st), "cuMemsetD8Async(peak sums)");
     const int has_wtmax = wtmax ? 1 : 0;
@@ -147,10 +187,13 @@ void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optiona
     launch(s.measure, "cuLaunchKernel(bslz4_peaks_measure)", per_pixel, st, fp, row, col, value, cp, link, s.numbers.get(),
            s.peak_first.get(), has_wtmax, clip, s.labels.get(), s.props.get());
     out.props.resize(peaks * 5);
-    download(out.labels.data(), s.labels.get(), n * 4, st, "cuMemcpyDtoHAsync(peak labels)");
-    download(out.nlabels.data(), s.nlabels.get(), frames * 4, st, "cuMemcpyDtoHAsync(peak counts)");
-    download(out.props.data(), s.props.get(), peaks * 5 * 8, st, "cuMemcpyDtoHAsync(peak sums)");
+    const std::uint8_t* labels = download(s.labels.get(), down, n * 4, st, "cuMemcpyDtoHAsync(peak labels)");
+    const std::uint8_t* counts = download(s.nlabels.get(), down, frames * 4, st, "cuMemcpyDtoHAsync(peak counts)");
+    const std::uint8_t* sums = download(s.props.get(), down, peaks * 5 * 8, st, "cuMemcpyDtoHAsync(peak sums)");
     check(driver().cuStreamSynchronize(st), "cuStreamSynchronize(peak labels)");
+    std::memcpy(out.labels.data(), labels, n * 4);
+    std::memcpy(out.nlabels.data(), counts, frames * 4);
+    if (peaks) std::memcpy(out.props.data(), sums, peaks * 5 * 8);
 }
 
 }  // namespace bslz4::cuda
