@@ -12,7 +12,7 @@ import bslz4
 from conftest import random_frames
 
 SEED_SIGNATURES_DIFFER = {
-    # wbits is our C++ weight_bits (2 to 63; the seed's default 32 read as 63); the README lists it
+    # wbits is our C++ weight_bits (2 to 63; the seed's default 32 read as 63); doc/python.md lists it
     "fixed_point_matrix": {"wbits"},
 }
 

@@ -161,7 +161,7 @@ h5::Handle bad_frame_type(bool packed) {
 
 // Elements in a chunk of row, col or intensity. ImageD11's segmenter stores 10,000; bitshuffle
 // encodes 8 kB blocks, so larger chunks do not compress better, and the partial last chunk,
-// written again after every batch, costs less when small (measurements in the README).
+// written again after every batch, costs less when small (measurements in doc/output-file.md).
 constexpr std::size_t kListChunk = 1 << 14;
 // The writer's encoding threads at most: with --peaks a batch's lists grow by a labels list (4
 // bytes a pixel), and 4 threads left the writer the stage the others waited for (H200 host, dense
