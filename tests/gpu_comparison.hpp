@@ -13,6 +13,14 @@
 
 namespace bslz4::test {
 
+// The pixel types the GPU classes decode.
+inline constexpr PixelType kGpuTypes[] = {PixelType::u8,  PixelType::u16, PixelType::u32, PixelType::i8,
+                                          PixelType::i16, PixelType::i32, PixelType::f32};
+
+// Corrupted chunks handed to the GPU by the corruption tests (test_gpu_corruption.cpp), which
+// the suite's main prints at exit.
+extern std::size_t corrupted_inputs;
+
 // Lists, values, and each frame's last_cut (bit for bit) and last_nabove.
 inline void require_same(const SparseBatch& gpu, const SparseBatch& cpu) {
     REQUIRE(gpu.nframes == cpu.nframes);

@@ -66,8 +66,7 @@ std::vector<std::vector<std::uint8_t>> random_chunks(PixelType t, std::size_t np
     return out;
 }
 
-const PixelType kGpuTypes[] = {PixelType::u8, PixelType::u16, PixelType::u32, PixelType::i8,
-                               PixelType::i16, PixelType::i32, PixelType::f32};
+using test::kGpuTypes;
 
 }  // namespace
 

@@ -21,8 +21,7 @@ using test::require_same;
 
 namespace {
 
-const PixelType kGpuTypes[] = {PixelType::u8, PixelType::u16, PixelType::u32, PixelType::i8,
-                               PixelType::i16, PixelType::i32, PixelType::f32};
+using test::kGpuTypes;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 using Howmany = std::optional<std::size_t>;

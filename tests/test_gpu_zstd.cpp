@@ -36,8 +36,7 @@ namespace {
 
 using Chunk = std::vector<std::uint8_t>;
 
-const PixelType kGpuTypes[] = {PixelType::u8, PixelType::u16, PixelType::u32, PixelType::i8,
-                               PixelType::i16, PixelType::i32, PixelType::f32};
+using test::kGpuTypes;
 
 Chunk zstd_chunk(ByteView raw, std::size_t bpp, std::size_t block_bytes = 0) {
     return encode_chunk(raw, bpp, {Codec::zstd, block_bytes, 3});

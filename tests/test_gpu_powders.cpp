@@ -1,0 +1,150 @@
+// Powders on the GPU: equal to the CPU's for every type, accumulator and mask; results left on the
+// device; matrices and masks prepared once and shared.
+#include <catch2/catch.hpp>
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <random>
+
+#include "bslz4/bslz4.hpp"
+#include "bslz4/cuda/chunk2sparse.hpp"
+#include "bslz4/cuda/chunk2sparse_csc.hpp"
+#include "bslz4/cuda/device.hpp"
+#include "bslz4/cuda/host_memory.hpp"
+#include "context.hpp"
+#include "driver_allocation_hook.hpp"
+#include "driver_api.hpp"
+#include "error_codes.hpp"
+#include "file_io.hpp"
+#include "gpu_comparison.hpp"
+#include "matrix_support.hpp"
+#include "pinned_chunks.hpp"
+#include "reference_cases.hpp"
+#include "test_support.hpp"
+
+using namespace bslz4;
+using test::eiger_stack;
+using test::difference;
+using test::lists_of;
+using test::require_same;
+using test::status_difference;
+using test::Stack;
+
+using test::kGpuTypes;
+
+namespace {
+
+void require_close(const Powder& gpu, const Powder& cpu) {
+    REQUIRE(gpu.nframes == cpu.nframes);
+    REQUIRE(gpu.bins == cpu.bins);
+    REQUIRE(gpu.acc == cpu.acc);
+    const std::size_t n = cpu.nframes * cpu.bins;
+    if (cpu.acc == Accumulator::i64) {  // exact
+        REQUIRE(std::memcmp(gpu.data, cpu.data, n * 8) == 0);
+        return;
+    }
+    const double tol = cpu.acc == Accumulator::f64 ? 1e-12 : 1e-5;
+    for (std::size_t f = 0; f < cpu.nframes; ++f)
+        for (std::size_t b = 0; b < cpu.bins; ++b) {
+            const double c = cpu.value(f, b), g = gpu.value(f, b);
+            INFO("frame " << f << " bin " << b << " gpu " << g << " cpu " << c);
+            REQUIRE(std::fabs(g - c) <= tol * std::max(1.0, std::fabs(c)));
+        }
+}
+
+}  // namespace
+
+TEST_CASE("GPU powders equal the CPU's for every type, acc and mask; random matrices; 1 and 300 frames", "[gpu][integrate]") {
+    const std::size_t ni = 70, nj = 90, n = ni * nj;
+    for (std::size_t bins : {1u, 9u, 501u}) {  // a block a row (1, 9), a warp a row (501: a part block)
+        const IntegrationMatrix m = normalise_matrix(test::random_csr(bins, n, 2.0, static_cast<std::uint32_t>(bins)).input());
+        // The u32 scale is the smallest: it serves every type acc i64 takes.
+        const IntegrationMatrix x = fixed_point_matrix(m, PixelType::u32);
+        for (PixelType t : kGpuTypes) {
+            const Stack s = eiger_stack(ni, nj, t, 300);
+            const auto mask = test::random_mask(n, 12);
+            std::vector<Accumulator> accs = {Accumulator::f64, Accumulator::f32};
+            if (t != PixelType::f32) accs.push_back(Accumulator::i64);
+            for (Accumulator acc : accs) {
+                INFO(pixel_type_name(t) << " bins " << bins << " acc " << accumulator_name(acc));
+                const IntegrationMatrix& use = acc == Accumulator::i64 ? x : m;
+                bslz4::Chunk2SparseCSC cpu(mask, ni, nj, t, use, acc);
+                cuda::Chunk2SparseCSC gpu(mask, ni, nj, t, use, acc, {bins == 9 ? 5u : 0u, 0, cuda::Unblock::gpu, -1, Codec::lz4});
+                const std::vector<ByteView> all = s.views(), one = {s.chunks[4]};
+                for (const auto* frames : {&all, &one}) {
+                    const IntegratedBatch c = cpu.multi(*frames, 3.0);
+                    const IntegratedBatch g = gpu.multi(*frames, 3.0);
+                    require_same(g.sparse, c.sparse);
+                    require_close(g.powder, c.powder);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("integrate and decompress leave their results on the GPU, in arrays the caller owns", "[gpu][integrate]") {
+    const std::size_t ni = 50, nj = 64, n = ni * nj;
+    const Stack s = eiger_stack(ni, nj, PixelType::u16, 21);
+    const IntegrationMatrix x = fixed_point_matrix(normalise_matrix(test::random_csr(33, n, 2.0, 4).input()), s.type);
+    bslz4::Chunk2SparseCSC cpu(s.mask, ni, nj, s.type, x, Accumulator::i64);
+    cuda::Chunk2SparseCSC gpu(s.mask, ni, nj, s.type, x, Accumulator::i64, {4, 8, cuda::Unblock::gpu, -1, Codec::lz4});
+    const IntegratedBatch want = cpu.multi(s.views(), 1.0);
+    const cuda::DeviceArray powders = gpu.integrate(s.views());
+    REQUIRE(powders.shape() == std::vector<std::size_t>{21, 33});
+    REQUIRE(powders.dtype() == "i64");
+    REQUIRE(powders.device_pointer() != 0);
+    const auto host = powders.to_host();
+    REQUIRE(std::memcmp(host.data(), want.powder.data, 21 * 33 * 8) == 0);
+    const cuda::DeviceArray frames = gpu.decompress(s.views());
+    REQUIRE(frames.shape() == std::vector<std::size_t>{21, ni, nj});
+    REQUIRE(frames.dtype() == "u16");
+    const auto dense = frames.to_host();
+    for (std::size_t f = 0; f < 21; ++f)
+        REQUIRE(std::memcmp(dense.data() + f * n * 2, decode_chunk(s.chunks[f], 2).data(), n * 2) == 0);
+    cuda::Chunk2Sparse plain(s.mask, ni, nj, s.type);
+    const auto again = plain.decompress(s.views()).to_host();
+    REQUIRE(again == dense);
+    // copy_to_host: straight into the caller's memory, which must hold the whole array
+    std::vector<std::uint8_t> room(frames.bytes() + 3, 0xAB);
+    frames.copy_to_host(room.data(), room.size());
+    REQUIRE(std::equal(dense.begin(), dense.end(), room.begin()));
+    REQUIRE(room.back() == 0xAB);
+    REQUIRE_THROWS_WITH(frames.copy_to_host(room.data(), frames.bytes() - 1),
+                        Catch::Contains(std::to_string(frames.bytes() - 1) + " bytes of room"));
+    cuda::DeviceArray().copy_to_host(nullptr, 0);  // an empty array: nothing to copy
+    // the object still lists after a device-resident call
+    require_same(gpu.multi(s.views(), 1.0).sparse, want.sparse);
+}
+
+TEST_CASE("matrices and masks are uploaded and prepared once and shared; release_shared drops them, objects keep theirs", "[gpu][integrate]") {
+    const std::size_t ni = 20, nj = 30, n = ni * nj;
+    const Stack s = eiger_stack(ni, nj, PixelType::i32, 3);
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(11, n, 2.0, 6).input());
+    cuda::release_shared();
+    cuda::Chunk2SparseCSC a(s.mask, ni, nj, s.type, m);
+    const std::size_t after_one = cuda::shared_count();
+    CHECK(after_one == 2);  // the mask and the matrix
+    cuda::Chunk2SparseCSC b(s.mask, ni, nj, s.type, m);
+    CHECK(cuda::shared_count() == after_one);
+    // Another mask: another mask upload and another prepared (folded) matrix, its powders its own.
+    std::vector<std::uint8_t> other_mask = s.mask;
+    for (std::size_t p = 0; p < n; p += 7) other_mask[p] = 0;
+    cuda::Chunk2SparseCSC c(other_mask, ni, nj, s.type, m);
+    CHECK(cuda::shared_count() == after_one + 2);
+    cuda::release_shared();
+    CHECK(cuda::shared_count() == 0);
+    bslz4::Chunk2SparseCSC cpu(s.mask, ni, nj, s.type, m), cpu_other(other_mask, ni, nj, s.type, m);
+    require_close(a.multi(s.views(), 2.0).powder, cpu.multi(s.views(), 2.0).powder);
+    require_close(b.multi(s.views(), 2.0).powder, cpu.multi(s.views(), 2.0).powder);
+    require_close(c.multi(s.views(), 2.0).powder, cpu_other.multi(s.views(), 2.0).powder);
+}
