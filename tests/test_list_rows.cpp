@@ -19,8 +19,7 @@ using test::require_same;
 
 namespace {
 
-const PixelType kAllTypes[] = {PixelType::u8,  PixelType::u16, PixelType::u32, PixelType::u64, PixelType::i8,
-                               PixelType::i16, PixelType::i32, PixelType::i64, PixelType::f32, PixelType::f64};
+using test::kAllTypes;
 
 test::ChunkBuffer random_frames(PixelType t, std::size_t npix, std::size_t frames) {
     std::vector<std::vector<std::uint8_t>> chunks;

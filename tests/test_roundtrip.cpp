@@ -6,8 +6,7 @@
 using namespace bslz4;
 
 namespace {
-const PixelType kAllTypes[] = {PixelType::u8,  PixelType::u16, PixelType::u32, PixelType::u64, PixelType::i8,
-                               PixelType::i16, PixelType::i32, PixelType::i64, PixelType::f32, PixelType::f64};
+using test::kAllTypes;
 }
 
 TEST_CASE("encode then decode gives back every type, odd size and block size, with both codecs", "[roundtrip]") {

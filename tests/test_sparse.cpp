@@ -16,8 +16,7 @@ using namespace bslz4;
 
 namespace {
 
-const PixelType kAllTypes[] = {PixelType::u8,  PixelType::u16, PixelType::u32, PixelType::u64, PixelType::i8,
-                               PixelType::i16, PixelType::i32, PixelType::i64, PixelType::f32, PixelType::f64};
+using test::kAllTypes;
 
 template <class T>
 void dense_oracle(const std::vector<std::uint8_t>& raw, const std::vector<std::uint8_t>& mask, double cut,

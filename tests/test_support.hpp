@@ -13,6 +13,10 @@
 
 namespace bslz4::test {
 
+// Every pixel type the CPU classes take.
+inline constexpr PixelType kAllTypes[] = {PixelType::u8,  PixelType::u16, PixelType::u32, PixelType::u64, PixelType::i8,
+                                          PixelType::i16, PixelType::i32, PixelType::i64, PixelType::f32, PixelType::f64};
+
 // Random pixels of type T; floats include NaN, infinities, -0.0 and subnormals.
 template <class T>
 std::vector<std::uint8_t> random_pixels(std::size_t n, std::uint32_t seed) {

@@ -16,8 +16,7 @@ using namespace bslz4;
 
 namespace {
 
-const PixelType kAllTypes[] = {PixelType::u8,  PixelType::u16, PixelType::u32, PixelType::u64, PixelType::i8,
-                               PixelType::i16, PixelType::i32, PixelType::i64, PixelType::f32, PixelType::f64};
+using test::kAllTypes;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 template <class T>
