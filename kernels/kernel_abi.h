@@ -105,4 +105,182 @@ struct FrameGeometry {
     uint64_t dense_stride;   // pixels from one dense frame to the next (a multiple of kDenseAlign bytes)
 };
 
+// Each kernel's arguments: one struct, passed by value as the launch's one argument and filled
+// field by field, by name, on the host (runtime/cuda/group_kernels.cpp), so the compiler checks
+// what a list of positional arguments (18 for the decode) left to their order. Pointers to a
+// launch's pixel type T (or, for the parse's sequences, CUDA's uint2) are void pointers here; the
+// kernel's entry point takes them as T. Frame f's arrays are indexed from the group's first frame.
+
+// unblock: each frame's block and tail offsets found in its chunk; grid: a block a frame.
+struct UnblockArgs {
+    const uint8_t* chunks;
+    const uint64_t* chunk_offset;  // of the part's first frame
+    const uint64_t* chunk_length;
+    uint32_t n_frames;
+    FrameGeometry g;
+    uint64_t* block_offset;
+    uint64_t* tail_offset;
+    uint32_t* status;
+};
+
+// lz4_parse and lz4_parse_warp: each block's LZ4 sequences, from frame first_frame.
+struct ParseArgs {
+    const uint8_t* chunks;
+    const uint64_t* chunk_offset;
+    const uint64_t* block_offset;
+    const uint64_t* seq_first;
+    uint32_t* status;
+    uint32_t first_frame;
+    FrameGeometry g;
+    void* sequences;  // uint2
+    uint32_t* seq_count;
+};
+
+// decode: frames first_frame.. decoded into dense (when write_dense) and listed into the tiles'
+// staging; the parse spans start at span_first.
+struct DecodeArgs {
+    const uint8_t* chunks;
+    const uint64_t* chunk_offset;
+    const uint64_t* block_offset;
+    const uint64_t* tail_offset;
+    const uint64_t* seq_first;
+    const void* sequences;  // uint2
+    const uint32_t* seq_count;
+    const uint32_t* status;
+    uint32_t span_first;
+    uint32_t first_frame;
+    FrameGeometry g;
+    const uint8_t* mask;
+    Cut cut;
+    void* dense;  // T
+    int32_t write_dense;
+    void* stage_values;  // T
+    uint32_t* stage_indices;
+    uint32_t* tile_count;
+};
+
+// interleave: each pass's kFramesPerPass frames side by side, for integrate.
+struct InterleaveArgs {
+    const void* dense;  // T
+    uint64_t dense_stride;
+    uint32_t n_frames;
+    uint64_t pixels;
+    void* out;  // T
+};
+
+// integrate: powders of n_frames interleaved frames through the matrix (row_start, pixel,
+// weight: float, or int64 for a fixed-point matrix); powder rows of `bins` (the accumulator's type).
+struct IntegrateArgs {
+    const void* interleaved;  // T
+    uint64_t pixels;
+    uint32_t n_frames;
+    const uint32_t* row_start;
+    const uint32_t* pixel;
+    const void* weight;
+    uint32_t bins;
+    uint32_t warps_per_row;  // 1: a warp a row; kIntegrateWarps: the block a row
+    void* powder;
+    double sum_to_f64;  // f64_fixed only
+};
+
+// scan_tiles: each tile's offset in its frame's list, and the frame's pixels.
+struct ScanTilesArgs {
+    const uint32_t* tile_count;
+    uint32_t n_tiles;
+    uint32_t first_frame;
+    uint32_t* tile_offset;
+    uint64_t* npixels;
+};
+
+// frame_offsets: where each frame's list starts in the group's lists.
+struct FrameOffsetsArgs {
+    const uint64_t* npixels;
+    const uint32_t* status;
+    uint32_t first_frame;
+    uint32_t n_frames;
+    uint64_t cap;
+    uint64_t* frame_offset;
+};
+
+// top_levels: each tile's pixels above each top-pixels level.
+struct TopLevelsArgs {
+    const void* dense;  // T
+    uint32_t first_frame;
+    FrameGeometry g;
+    const uint8_t* mask;
+    Cut cut;
+    TopPixels top;
+    const uint32_t* tile_count;
+    const uint64_t* npixels;
+    const uint32_t* status;
+    const void* stage_values;  // T
+    uint32_t* level_count;
+};
+
+// top_choose: each frame's level, pixels and tile offsets under the top-pixels rule.
+struct TopChooseArgs {
+    TopPixels top;
+    uint32_t first_frame;
+    uint32_t n_tiles;
+    const uint32_t* level_count;
+    const uint32_t* status;
+    uint64_t* npixels;
+    uint32_t* tile_offset;
+    int32_t* frame_level;
+    uint64_t* nabove;
+};
+
+// write: the lists, from the tiles' staging or the dense frames.
+struct WriteArgs {
+    const void* dense;  // T
+    uint32_t first_frame;
+    FrameGeometry g;
+    const uint8_t* mask;
+    Cut cut;
+    const uint32_t* tile_count;
+    const uint32_t* tile_offset;
+    const uint64_t* npixels;
+    const uint32_t* status;
+    uint64_t cap;
+    const uint64_t* frame_offset;
+    const void* stage_values;  // T
+    const uint32_t* stage_indices;
+    TopPixels top;
+    const int32_t* frame_level;
+    const uint32_t* level_count;
+    void* values;  // T
+    uint32_t* indices;
+};
+
+// The peak-labelling kernels (peak_labels.cu) all take this one, each the fields it uses.
+// Frame f's listed pixels are [first[f], first[f + 1]) of row, col and value.
+struct PeakArgs {
+    const uint64_t* first;
+    const uint16_t* row;
+    const uint16_t* col;
+    const float* value;
+    float* smoothed;
+    uint32_t* link;
+    uint32_t* is_root;
+    uint32_t* number;
+    uint32_t* nlabels;
+    uint32_t frames;
+    uint64_t* peak_first;
+    int32_t above_zero_only;  // cplabel
+    int32_t has_wtmax;
+    double wtmax;
+    int32_t* labels;
+    unsigned long long* props;
+};
+
+// gather_chunks: chunks copied from where they lie on the device into the group's buffer.
+struct GatherArgs {
+    const uint8_t* src;
+    const uint64_t* src_offset;
+    const uint64_t* length;
+    uint8_t* dst;
+    const uint64_t* dst_offset;
+    uint32_t first;
+};
+
 }  // namespace bslz4_abi
