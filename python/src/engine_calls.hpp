@@ -8,14 +8,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
+#include <atomic>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "batch_outputs.hpp"
 #include "bslz4/chunk2sparse_csc.hpp"
 #include "bslz4/error.hpp"
+#include "call_guard.hpp"
 #include "chunk_buffers.hpp"
 
 namespace bslz4::python {
@@ -31,20 +33,12 @@ struct EngineHandle {
 
     Engine engine;
     std::size_t pixels, pixel_bytes, powder_row_bytes;
-    std::mutex busy;
+    std::atomic<std::thread::id> busy{};  // the thread in a call (call_guard.hpp)
 };
 
-class CallGuard {
-public:
-    explicit CallGuard(std::mutex& busy) : lock_(busy, std::try_to_lock) {
-        if (!lock_.owns_lock())
-            throw Error(ErrorCode::bad_argument,
-                        "this object is in a call from another thread; give each thread its own object");
-    }
-
-private:
-    std::unique_lock<std::mutex> lock_;
-};
+// The library's one guard (call_guard.hpp), over the whole call: the conversion of the results
+// into the object's arrays is the call's too.
+using bslz4::detail::CallGuard;
 
 inline void write_results(const BatchOutputs& out, const SparseBatch& batch, double cut) { out.write(batch, cut); }
 inline void write_results(const BatchOutputs& out, const IntegratedBatch& batch, double cut) {

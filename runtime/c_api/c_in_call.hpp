@@ -1,9 +1,9 @@
-// One call at a time on a C handle (the classes' handles: a member `busy`, a std::mutex), and
-// the handle of the class the function takes (c_handle_class.hpp).
+// One call at a time on a C handle (the classes' handles: a member `busy`, the thread in a call;
+// call_guard.hpp), and the handle of the class the function takes (c_handle_class.hpp).
 #pragma once
-#include <mutex>
 
 #include "bslz4/error.hpp"
+#include "call_guard.hpp"
 #include "c_handle_class.hpp"
 #include "c_status.hpp"
 
@@ -14,13 +14,10 @@ namespace bslz4::c_api {
 class InCall {
 public:
     template <class H>
-    explicit InCall(H* h) : lock_(checked(h, "handle")->busy, std::try_to_lock) {
-        if (!lock_.owns_lock())
-            throw Error(ErrorCode::bad_argument, "this handle is in a call from another thread; give each thread its own handle");
-    }
+    explicit InCall(H* h) : guard_(checked(h, "handle")->busy, "handle") {}
 
 private:
-    std::unique_lock<std::mutex> lock_;
+    bslz4::detail::CallGuard guard_;
 };
 
 }  // namespace bslz4::c_api

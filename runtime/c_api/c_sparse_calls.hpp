@@ -2,6 +2,8 @@
 // from_device, set_top_pixels), written once over the handle: each C function of a class is
 // one of these templates with its own name for the messages.
 #pragma once
+#include <atomic>
+#include <thread>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -24,7 +26,7 @@ struct Handle : Tagged<C> {
     static constexpr bool integrates = Integrates;
     Engine engine;
     LentResults lent;
-    mutable std::mutex busy;  // see InCall (c_in_call.hpp)
+    mutable std::atomic<std::thread::id> busy{};  // the thread in a call: see InCall (c_in_call.hpp)
     template <class... Args>
     explicit Handle(Args&&... args) : engine(std::forward<Args>(args)...) {}
 };

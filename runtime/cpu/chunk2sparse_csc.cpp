@@ -5,6 +5,7 @@
 // frame is mostly zeros), never unshuffled; the others from the unshuffled block. What is
 // summed is summed_matrix's choice (fixed_point.hpp): float weights in the accumulator's type,
 // or int64 fixed-point sums (acc i64; acc f64 where they are exact, then rounded once).
+#include "call_guard.hpp"
 #include "bslz4/chunk2sparse_csc.hpp"
 
 #include <algorithm>
@@ -168,6 +169,7 @@ std::size_t Chunk2SparseCSC::bins() const { return state_->bins; }
 Accumulator Chunk2SparseCSC::acc() const { return state_->acc; }
 
 void Chunk2SparseCSC::set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds) {
+    const detail::CallGuard guard(state_->engine.caller);
     state_->engine.top = detail::TopPixelsRule(howmany, std::move(thresholds));
 }
 
@@ -193,25 +195,30 @@ IntegratedBatch from_buffer_into(detail::Integrator& s, ByteView base, const std
 }  // namespace
 
 IntegratedBatch Chunk2SparseCSC::multi(const std::vector<ByteView>& chunks, double cut) {
+    const detail::CallGuard guard(state_->engine.caller);
     return multi_into(*state_, chunks, cut, nullptr);
 }
 
 IntegratedBatch Chunk2SparseCSC::multi(const std::vector<ByteView>& chunks, double cut, const ListRows& into) {
+    const detail::CallGuard guard(state_->engine.caller);
     return multi_into(*state_, chunks, cut, &into);
 }
 
 IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                              const std::vector<std::uint64_t>& lengths, double cut) {
+    const detail::CallGuard guard(state_->engine.caller);
     return from_buffer_into(*state_, base, offsets, lengths, cut, nullptr);
 }
 
 IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<std::uint64_t>& offsets,
                                              const std::vector<std::uint64_t>& lengths, double cut,
                                              const ListRows& into) {
+    const detail::CallGuard guard(state_->engine.caller);
     return from_buffer_into(*state_, base, offsets, lengths, cut, &into);
 }
 
 IntegratedBatch Chunk2SparseCSC::from_frames(const std::vector<ByteView>& frames, double cut) {
+    const detail::CallGuard guard(state_->engine.caller);
     return state_->run(frames.size(), cut, state_->engine.options.on_error, nullptr,
                        [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each, auto&&) {
                            return state_->engine.list_dense(frames[f], cut, v, idx, w, each);
@@ -219,6 +226,7 @@ IntegratedBatch Chunk2SparseCSC::from_frames(const std::vector<ByteView>& frames
 }
 
 IntegratedFrame Chunk2SparseCSC::operator()(ByteView chunk, double cut) {
+    const detail::CallGuard guard(state_->engine.caller);
     // One frame always throws, whatever options.on_error says for batches.
     const IntegratedBatch b = state_->run(
         1, cut, OnError::throw_first, nullptr,

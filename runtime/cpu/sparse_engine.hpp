@@ -4,6 +4,8 @@
 // never unshuffled (plane_collect.hpp); otherwise each block is unshuffled, listed, and offered
 // to the consumer (the integrator). Frames of a batch run on a thread pool, one frame per task.
 #pragma once
+#include <atomic>
+#include <thread>
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -67,6 +69,7 @@ public:
     std::vector<std::uint64_t> mask_bits;     // the mask a bit an element, as PlaneBlock reads it
     PlaneCollectFn collect_planes = nullptr;  // integer pixels listed with no per-block consumer
     ThreadPool pool;
+    std::atomic<std::thread::id> caller{};  // the thread in a call of the class that owns this engine (call_guard.hpp)
     std::vector<WorkerSpace> workers;
     // Results of the last call (views handed out point here).
     HostBuffer values, indices;

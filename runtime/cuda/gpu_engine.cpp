@@ -15,6 +15,8 @@
 
 namespace bslz4::cuda::detail {
 
+using bslz4::detail::CallGuard;
+
 namespace {
 
 constexpr unsigned kMaxBatch = 64;
@@ -116,7 +118,7 @@ GpuEngine::GpuEngine(ByteView m, std::size_t ni, std::size_t nj, PixelType t, Ch
 }
 
 void GpuEngine::set_top_pixels(const bslz4::detail::TopPixelsRule& rule) {
-    CallGuard guard(caller_);
+    CallGuard guard(caller_, "GPU object");
     kernels_.set_top_pixels(rule);
     collector_.set_top_pixels(rule);
 }
@@ -225,7 +227,7 @@ std::size_t GpuEngine::group_frames(std::size_t g, std::size_t first, std::size_
 }
 
 void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory chunks) {
-    CallGuard guard(caller_);
+    CallGuard guard(caller_, "GPU object");
     bslz4::detail::check_reserve_frames(frames, format_.npix * (format_.bpp + 4) + powder_spec_.row_bytes());
     ScopedContext scope(ctx_);
     // No longer lz4 chunk is ever uploaded (FrameFaults::before_upload); a zstd chunk uploads
@@ -250,7 +252,7 @@ void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory
 
 SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, OnError on_error,
                            const std::vector<FrameError>& known_bad, DeviceChunks* on_device, const ListRows* rows) {
-    CallGuard guard(caller_);
+    CallGuard guard(caller_, "GPU object");
     ScopedContext scope(ctx_);
     CallOutputs outputs = outputs_;
     outputs.rows = rows;
@@ -335,7 +337,7 @@ SparseBatch GpuEngine::run_buffer(ByteView base, const std::vector<std::uint64_t
 }
 
 double GpuEngine::time_kernels(const std::vector<ByteView>& chunks, double cut, unsigned repeats) {
-    CallGuard guard(caller_);
+    CallGuard guard(caller_, "GPU object");
     if (chunks.empty() || chunks.size() > sizes_.group)
         throw Error(ErrorCode::bad_argument, "time_on_device takes 1 to group() = " + std::to_string(sizes_.group) + " chunks");
     ScopedContext scope(ctx_);
@@ -378,7 +380,7 @@ double GpuEngine::time_kernels(const std::vector<ByteView>& chunks, double cut, 
 }
 
 DeviceArray GpuEngine::run_to_device(std::size_t nframes, bool frames, ChunkSource chunks, DeviceChunks* on_device) {
-    CallGuard guard(caller_);  // outputs_ is the call's
+    CallGuard guard(caller_, "GPU object");  // outputs_ is the call's
     const std::vector<std::size_t> shape = frames ? std::vector<std::size_t>{nframes, format_.ni, format_.nj}
                                                   : std::vector<std::size_t>{nframes, powder_spec_.bins};
     const std::size_t bytes = frames ? nframes * format_.frame_bytes() : nframes * powder_spec_.row_bytes();
@@ -408,7 +410,7 @@ void check_device_codec(Codec codec) {
 
 SparseBatch GpuEngine::run_device(std::uint64_t base, const std::vector<std::uint64_t>& offsets,
                                   const std::vector<std::uint64_t>& lengths, double cut, const ListRows* rows) {
-    CallGuard guard(caller_);
+    CallGuard guard(caller_, "GPU object");
     check_device_codec(options_.codec);
     ScopedContext scope(ctx_);
     DeviceChunks on_device(base, offsets, lengths, ctx_.ordinal(), options_.on_error == OnError::report);
@@ -418,7 +420,7 @@ SparseBatch GpuEngine::run_device(std::uint64_t base, const std::vector<std::uin
 
 DeviceArray GpuEngine::run_device_to_device(std::uint64_t base, const std::vector<std::uint64_t>& offsets,
                                             const std::vector<std::uint64_t>& lengths, bool frames) {
-    CallGuard guard(caller_);
+    CallGuard guard(caller_, "GPU object");
     check_device_codec(options_.codec);
     ScopedContext scope(ctx_);
     DeviceChunks on_device(base, offsets, lengths, ctx_.ordinal(), false);

@@ -1,5 +1,10 @@
 // Chunk2Sparse on the CPU: bitshuffle chunks of (ni, nj) frames -> the pixels above a cut
 // that the mask allows. Same call API as the GPU class (bslz4::cuda::Chunk2Sparse).
+//
+// Threads: one object takes one call at a time. A call from a second thread while one runs
+// throws Error (bad_argument: "... is in a call on another thread"), never a race on the object's
+// buffers: a call's results are views of them, valid until the object's next call. The same
+// thread may make calls from within a call. Objects are independent: one a thread run at once.
 #pragma once
 #include <cstddef>
 #include <cstdint>

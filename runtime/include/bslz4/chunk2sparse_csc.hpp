@@ -1,6 +1,11 @@
 // Chunk2SparseCSC on the CPU: Chunk2Sparse, and every frame also integrated, powder = matrix @
 // frame (the mask folded into the matrix: masked pixels contribute nothing). Same call API as
 // the GPU class; each call returns the sparse lists and the powders.
+//
+// Threads: one object takes one call at a time. A call from a second thread while one runs
+// throws Error (bad_argument: "... is in a call on another thread"), never a race on the object's
+// buffers: a call's results are views of them, valid until the object's next call. The same
+// thread may make calls from within a call. Objects are independent: one a thread run at once.
 #pragma once
 #include <cstddef>
 #include <cstdint>

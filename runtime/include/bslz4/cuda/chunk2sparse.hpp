@@ -4,6 +4,11 @@
 // lists and powders run on the GPU), pixel types u8 u16 u32 i8 i16 i32 f32; anything else is
 // refused with a message pointing to the CPU class. Results are host arrays identical to
 // bslz4::Chunk2Sparse's.
+//
+// Threads: one object takes one call at a time. A call from a second thread while one runs
+// throws Error (bad_argument: "... is in a call on another thread"), never a race on the object's
+// buffers: a call's results are views of them, valid until the object's next call. The same
+// thread may make calls from within a call. Objects are independent: one a thread run at once.
 #pragma once
 #include <cstddef>
 #include <cstdint>

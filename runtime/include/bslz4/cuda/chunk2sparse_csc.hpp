@@ -2,6 +2,11 @@
 // device, powder = matrix @ frame (CSR product, one thread block per bin, no atomics, each
 // weight read once per pass over a batch). Same results as bslz4::Chunk2SparseCSC: the same
 // int64 for a fixed-point matrix, f64 to about 1e-15 relative.
+//
+// Threads: one object takes one call at a time. A call from a second thread while one runs
+// throws Error (bad_argument: "... is in a call on another thread"), never a race on the object's
+// buffers: a call's results are views of them, valid until the object's next call. The same
+// thread may make calls from within a call. Objects are independent: one a thread run at once.
 #pragma once
 #include <memory>
 #include <vector>
