@@ -13,12 +13,8 @@
 #include "tile_staging.cuh"
 
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kScanThreads)
-bslz4_scan_tiles(bslz4_abi::ScanTilesArgs a) {
-    const auto tile_count = a.tile_count;
-    const auto n_tiles = a.n_tiles;
-    const auto tile_offset = a.tile_offset;
-    const auto npixels = a.npixels;
-    const uint32_t first_frame = a.first_frame;
+bslz4_scan_tiles(const uint32_t* tile_count, uint32_t n_tiles, uint32_t first_frame, uint32_t* tile_offset,
+                 uint64_t* npixels) {
     const uint32_t f = first_frame + blockIdx.x;
     const uint64_t total = bslz4_kernels::scan_frame_tiles(tile_count + uint64_t(f) * n_tiles, n_tiles,
                                                            tile_offset + uint64_t(f) * n_tiles);
@@ -28,13 +24,9 @@ bslz4_scan_tiles(bslz4_abi::ScanTilesArgs a) {
 // Where each frame's list starts in the group's packed lists: frames refused, or listed on
 // the host (more than cap pixels), take no room. One thread: a batch has at most 64 frames,
 // and the previous batch's offsets (same stream) are already there.
-extern "C" __global__ void bslz4_frame_offsets(bslz4_abi::FrameOffsetsArgs a) {
+extern "C" __global__ void bslz4_frame_offsets(const uint64_t* npixels, const uint32_t* status, uint32_t first_frame,
+                                               uint32_t n_frames, uint64_t cap, uint64_t* frame_offset) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
-    const auto npixels = a.npixels;
-    const auto status = a.status;
-    const auto frame_offset = a.frame_offset;
-    const uint32_t first_frame = a.first_frame, n_frames = a.n_frames;
-    const uint64_t cap = a.cap;
     auto length = [&](uint32_t f) -> uint64_t {
         return status[f] == bslz4_abi::kFrameOk && npixels[f] <= cap ? npixels[f] : 0;
     };
@@ -171,11 +163,15 @@ __device__ void write_tiles(const T* dense, uint32_t first_frame, const bslz4_ab
 
 #define BSLZ4_WRITE_ENTRY(T, name)                                                                                   \
     extern "C" __global__ void __launch_bounds__(bslz4_abi::kWarpsPerCta * 32)                                       \
-        bslz4_write_##name(bslz4_abi::WriteArgs a) {                                                                 \
-        bslz4_kernels::write_tiles<T>(static_cast<const T*>(a.dense), a.first_frame, a.g, a.mask, a.cut, a.tile_count,  \
-                                      a.tile_offset, a.npixels, a.status, a.cap, a.frame_offset,                        \
-                                      static_cast<const T*>(a.stage_values), a.stage_indices, a.top, a.frame_level,     \
-                                      a.level_count, static_cast<T*>(a.values), a.indices);                             \
+        bslz4_write_##name(const T* dense, uint32_t first_frame, bslz4_abi::FrameGeometry g, const uint8_t* mask,    \
+                           bslz4_abi::Cut cut, const uint32_t* tile_count, const uint32_t* tile_offset,              \
+                           const uint64_t* npixels, const uint32_t* status, uint64_t cap,                            \
+                           const uint64_t* frame_offset, const T* stage_values, const uint32_t* stage_indices,       \
+                           bslz4_abi::TopPixels top, const int32_t* frame_level, const uint32_t* level_count,        \
+                           T* values, uint32_t* indices) {                                                           \
+        bslz4_kernels::write_tiles<T>(dense, first_frame, g, mask, cut, tile_count, tile_offset, npixels, status,   \
+                                      cap, frame_offset, stage_values, stage_indices, top, frame_level, level_count, \
+                                      values, indices);                                                              \
     }
 BSLZ4_WRITE_ENTRY(uint8_t, u8)
 BSLZ4_WRITE_ENTRY(uint16_t, u16)

@@ -176,12 +176,15 @@ __device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t*
 
 #define BSLZ4_DECODE_ENTRY(T, name)                                                                           \
     extern "C" __global__ void __launch_bounds__(bslz4_abi::kMaxDecodeWarps * 32)                             \
-        bslz4_decode_##name(bslz4_abi::DecodeArgs a) {                                                          \
-        bslz4_kernels::decode_tiles<T>(a.chunks, a.chunk_offset, a.block_offset, a.tail_offset, a.seq_first,      \
-                                       static_cast<const uint2*>(a.sequences), a.seq_count, a.status,             \
-                                       a.span_first, a.first_frame, a.g, a.mask, a.cut, static_cast<T*>(a.dense), \
-                                       a.write_dense, static_cast<T*>(a.stage_values), a.stage_indices,           \
-                                       a.tile_count);                                                             \
+        bslz4_decode_##name(const uint8_t* chunks, const uint64_t* chunk_offset, const uint64_t* block_offset,   \
+                            const uint64_t* tail_offset, const uint64_t* seq_first, const uint2* sequences,       \
+                            const uint32_t* seq_count, const uint32_t* status, uint32_t span_first,               \
+                            uint32_t first_frame,                                                                 \
+                            bslz4_abi::FrameGeometry g, const uint8_t* mask, bslz4_abi::Cut cut, T* dense,        \
+                            int write_dense, T* stage_values, uint32_t* stage_indices, uint32_t* tile_count) {    \
+        bslz4_kernels::decode_tiles<T>(chunks, chunk_offset, block_offset, tail_offset, seq_first, sequences,     \
+                                       seq_count, status, span_first, first_frame, g, mask, cut, dense,           \
+                                       write_dense, stage_values, stage_indices, tile_count);                     \
     }
 BSLZ4_DECODE_ENTRY(uint8_t, u8)
 BSLZ4_DECODE_ENTRY(uint16_t, u16)

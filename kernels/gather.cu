@@ -8,13 +8,8 @@
 #include "kernel_abi.h"
 
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kGatherThreads)
-bslz4_gather_chunks(bslz4_abi::GatherArgs a) {
-    const auto src = a.src;
-    const auto src_offset = a.src_offset;
-    const auto length = a.length;
-    const auto dst = a.dst;
-    const auto dst_offset = a.dst_offset;
-    const uint32_t first = a.first;
+bslz4_gather_chunks(const uint8_t* src, const uint64_t* src_offset, const uint64_t* length, uint8_t* dst,
+                    const uint64_t* dst_offset, uint32_t first) {
     const uint32_t k = first + blockIdx.x;
     const uint8_t* from = src + src_offset[k];
     uint8_t* to = dst + dst_offset[k];

@@ -114,16 +114,14 @@ __device__ void integrate_bins(const T* interleaved, uint64_t pixels, uint32_t n
 // warps_per_row is 4, one block every 4 rows when it is 1.
 #define BSLZ4_INTEGRATE_ENTRY(T, name, A, W, O, acc)                                                                 \
     extern "C" __global__ void __launch_bounds__(bslz4_kernels::kIntegrateThreads) bslz4_integrate_##name##_##acc( \
-        bslz4_abi::IntegrateArgs a) {                                                                               \
-        const T* interleaved = static_cast<const T*>(a.interleaved);                                                \
-        const W* weight = static_cast<const W*>(a.weight);                                                          \
-        O* powder = static_cast<O*>(a.powder);                                                                      \
-        if (a.warps_per_row == 1)                                                                                   \
-            bslz4_kernels::integrate_bins<32, T, A, W, O>(interleaved, a.pixels, a.n_frames, a.row_start, a.pixel,  \
-                                                          weight, a.bins, powder, a.sum_to_f64);                    \
+        const T* interleaved, uint64_t pixels, uint32_t n_frames, const uint32_t* row_start, const uint32_t* pixel, \
+        const W* weight, uint32_t bins, uint32_t warps_per_row, O* powder, double sum_to_f64) {                     \
+        if (warps_per_row == 1)                                                                                     \
+            bslz4_kernels::integrate_bins<32, T, A, W, O>(interleaved, pixels, n_frames, row_start, pixel, weight,   \
+                                                          bins, powder, sum_to_f64);                                \
         else                                                                                                        \
             bslz4_kernels::integrate_bins<bslz4_kernels::kIntegrateThreads, T, A, W, O>(                            \
-                interleaved, a.pixels, a.n_frames, a.row_start, a.pixel, weight, a.bins, powder, a.sum_to_f64);     \
+                interleaved, pixels, n_frames, row_start, pixel, weight, bins, powder, sum_to_f64);                 \
     }
 #define BSLZ4_INTEGRATE_FLOAT(T, name)                           \
     BSLZ4_INTEGRATE_ENTRY(T, name, double, float, double, f64) \

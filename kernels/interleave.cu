@@ -29,9 +29,8 @@ __device__ void interleave_frames(const T* dense, uint64_t dense_stride, uint32_
 
 #define BSLZ4_INTERLEAVE_ENTRY(T, name)                                                                       \
     extern "C" __global__ void __launch_bounds__(bslz4_abi::kInterleaveThreads) bslz4_interleave_##name( \
-        bslz4_abi::InterleaveArgs a) {                                                                         \
-        bslz4_kernels::interleave_frames<T>(static_cast<const T*>(a.dense), a.dense_stride, a.n_frames,      \
-                                            a.pixels, static_cast<T*>(a.out));                               \
+        const T* dense, uint64_t dense_stride, uint32_t n_frames, uint64_t pixels, T* out) {                  \
+        bslz4_kernels::interleave_frames<T>(dense, dense_stride, n_frames, pixels, out);                     \
     }
 BSLZ4_INTERLEAVE_ENTRY(uint8_t, u8)
 BSLZ4_INTERLEAVE_ENTRY(uint16_t, u16)

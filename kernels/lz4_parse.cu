@@ -57,16 +57,9 @@ __device__ inline void parse_done(const ParseBlock& p, uint32_t f, uint32_t b, u
 
 // Writes sequences and seq_count[f * n_blocks + b].
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kParseThreads)
-bslz4_lz4_parse(bslz4_abi::ParseArgs a) {
-    const auto chunks = a.chunks;
-    const auto chunk_offset = a.chunk_offset;
-    const auto block_offset = a.block_offset;
-    const auto seq_first = a.seq_first;
-    const auto status = a.status;
-    const uint32_t first_frame = a.first_frame;
-    const bslz4_abi::FrameGeometry& g = a.g;
-    uint2* const sequences = static_cast<uint2*>(a.sequences);
-    const auto seq_count = a.seq_count;
+bslz4_lz4_parse(const uint8_t* chunks, const uint64_t* chunk_offset, const uint64_t* block_offset,
+                const uint64_t* seq_first, uint32_t* status, uint32_t first_frame, bslz4_abi::FrameGeometry g,
+                uint2* sequences, uint32_t* seq_count) {
     using namespace bslz4_abi;
     __shared__ uint4 windows[kParseThreads][bslz4_kernels::kWindowLines];
     const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;

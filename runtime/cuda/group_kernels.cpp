@@ -134,18 +134,13 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
             if (!s.copies_on_kernel_stream)
                 check(driver().cuStreamWaitEvent(st, s.part_uploaded[b0 / s.part_frames].get(), 0), "cuStreamWaitEvent");
             const std::uint32_t np = part_end - part_first;
-            if (gpu_unblock) {
-                abi::UnblockArgs a{};
-                a.chunks = s.chunks_dev.as<const std::uint8_t>();
-                a.chunk_offset = s.chunk_offset.as<const std::uint64_t>() + part_first;
-                a.chunk_length = s.chunk_length.as<const std::uint64_t>() + part_first;
-                a.n_frames = np;
-                a.g = geometry;
-                a.block_offset = s.block_offset.as<std::uint64_t>() + std::size_t{part_first} * geometry.n_blocks;
-                a.tail_offset = s.tail_offset.as<std::uint64_t>() + part_first;
-                a.status = s.status.as<std::uint32_t>() + part_first;
-                launch(unblock_, "bslz4_unblock", {np, 1, abi::kUnblockThreads, 0}, st, a);
-            }
+            if (gpu_unblock)
+                launch(unblock_, "bslz4_unblock",
+                       {np, 1, abi::kUnblockThreads, 0}, st,
+                       s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>() + part_first,
+                       s.chunk_length.as<const std::uint64_t>() + part_first, np, geometry,
+                       s.block_offset.as<std::uint64_t>() + std::size_t{part_first} * geometry.n_blocks,
+                       s.tail_offset.as<std::uint64_t>() + part_first, s.status.as<std::uint32_t>() + part_first);
         }
         const std::uint32_t span_frames = batch * s.parse_span;
         const std::uint32_t span_first = part_first + (b0 - part_first) / span_frames * span_frames;
@@ -153,43 +148,21 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
             const std::uint32_t span = std::min<std::uint32_t>(span_frames, part_end - b0);
             const bool by_warp = span <= kWarpParseFrames;
             const unsigned per_cta = by_warp ? abi::kParseWarps : abi::kParseThreads;
-            abi::ParseArgs a{};
-            a.chunks = s.chunks_dev.as<const std::uint8_t>();
-            a.chunk_offset = s.chunk_offset.as<const std::uint64_t>();
-            a.block_offset = s.block_offset.as<const std::uint64_t>();
-            a.seq_first = s.seq_first.as<const std::uint64_t>();
-            a.status = s.status.as<std::uint32_t>();
-            a.first_frame = b0;
-            a.g = geometry;
-            a.sequences = s.sequences.as<void>();
-            a.seq_count = s.seq_count.as<std::uint32_t>();
             launch(by_warp ? parse_warp_ : parse_, by_warp ? "bslz4_lz4_parse_warp" : "bslz4_lz4_parse",
                    {(geometry.n_blocks + per_cta - 1) / per_cta, span, by_warp ? abi::kParseWarps * 32 : abi::kParseThreads, 0},
-                   st, a);
+                   st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
+                   s.block_offset.as<const std::uint64_t>(), s.seq_first.as<const std::uint64_t>(),
+                   s.status.as<std::uint32_t>(), b0, geometry, s.sequences.as<void>(), s.seq_count.as<std::uint32_t>());
         }
-        abi::DecodeArgs d{};
-        d.chunks = s.chunks_dev.as<const std::uint8_t>();
-        d.chunk_offset = s.chunk_offset.as<const std::uint64_t>();
-        d.block_offset = s.block_offset.as<const std::uint64_t>();
-        d.tail_offset = s.tail_offset.as<const std::uint64_t>();
-        d.seq_first = s.seq_first.as<const std::uint64_t>();
-        d.sequences = s.sequences.as<const void>();
-        d.seq_count = s.seq_count.as<const std::uint32_t>();
-        d.status = s.status.as<const std::uint32_t>();
-        d.span_first = span_first;
-        d.first_frame = b0;
-        d.g = geometry;
-        d.mask = mask_->bytes.as<const std::uint8_t>();
-        d.cut = c;
-        d.dense = s.dense.as<void>();
-        d.write_dense = matrix || outputs.dense;
-        d.stage_values = s.stage_values.as<void>();
-        d.stage_indices = s.stage_indices.as<std::uint32_t>();
-        d.tile_count = s.tile_count.as<std::uint32_t>();
         launch(decode_, "bslz4_decode",
                {decode_blocks_per_frame(geometry.n_tiles, {warps_per_decode_, decode_resident_}, nb), nb, warps_per_decode_ * 32,
                 warps_per_decode_ * abi::kSharedPerWarp},
-               st, d);
+               st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
+               s.block_offset.as<const std::uint64_t>(), s.tail_offset.as<const std::uint64_t>(),
+               s.seq_first.as<const std::uint64_t>(), s.sequences.as<const void>(),
+               s.seq_count.as<const std::uint32_t>(), s.status.as<const std::uint32_t>(), span_first, b0, geometry,
+               mask_->bytes.as<const std::uint8_t>(), c, s.dense.as<void>(), int{matrix || outputs.dense},
+               s.stage_values.as<void>(), s.stage_indices.as<std::uint32_t>(), s.tile_count.as<std::uint32_t>());
         if (outputs.dense) {
             const std::size_t frame_bytes = npix * bpp;
             for (std::uint32_t j = 0; j < nb; ++j)
@@ -201,97 +174,41 @@ void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, con
         if (matrix) {
             const DeviceMatrix& m = *powders_.matrix;
             const std::uint32_t passes = (nb + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
-            abi::InterleaveArgs il{};
-            il.dense = s.dense.as<const void>();
-            il.dense_stride = geometry.dense_stride;
-            il.n_frames = nb;
-            il.pixels = npix;
-            il.out = s.interleaved.as<void>();
             launch(interleave_, "bslz4_interleave",
                    {static_cast<unsigned>((npix + abi::kInterleaveThreads - 1) / abi::kInterleaveThreads), passes,
                     abi::kInterleaveThreads, 0},
-                   st, il);
+                   st, s.dense.as<const void>(), geometry.dense_stride, nb, std::uint64_t{npix}, s.interleaved.as<void>());
             const unsigned warps_per_row = integrate_warps_per_row(m);
             const auto rows_per_block = kIntegrateWarps / warps_per_row;
-            abi::IntegrateArgs ig{};
-            ig.interleaved = s.interleaved.as<const void>();
-            ig.pixels = npix;
-            ig.n_frames = nb;
-            ig.row_start = m.row_start.as<const std::uint32_t>();
-            ig.pixel = m.pixel.as<const std::uint32_t>();
-            ig.weight = m.weight.as<const void>();
-            ig.bins = static_cast<std::uint32_t>(powders_.bins);
-            ig.warps_per_row = warps_per_row;
-            ig.powder = s.powder.as<std::uint8_t>() + std::size_t{b0} * powders_.row_bytes();
-            ig.sum_to_f64 = powders_.sum_to_f64;
             launch(integrate_, "bslz4_integrate",
                    {static_cast<unsigned>((powders_.bins + rows_per_block - 1) / rows_per_block), 1, kIntegrateThreads, 0}, st,
-                   ig);
+                   s.interleaved.as<const void>(), std::uint64_t{npix}, nb, m.row_start.as<const std::uint32_t>(),
+                   m.pixel.as<const std::uint32_t>(), m.weight.as<const void>(), static_cast<std::uint32_t>(powders_.bins),
+                   std::uint32_t{warps_per_row}, s.powder.as<std::uint8_t>() + std::size_t{b0} * powders_.row_bytes(),
+                   powders_.sum_to_f64);
         }
         if (!outputs.lists) continue;
-        abi::ScanTilesArgs sc{};
-        sc.tile_count = s.tile_count.as<const std::uint32_t>();
-        sc.n_tiles = geometry.n_tiles;
-        sc.first_frame = b0;
-        sc.tile_offset = s.tile_offset.as<std::uint32_t>();
-        sc.npixels = s.npixels.as<std::uint64_t>();
-        launch(scan_, "bslz4_scan_tiles", {nb, 1, abi::kScanThreads, 0}, st, sc);
+        launch(scan_, "bslz4_scan_tiles", {nb, 1, abi::kScanThreads, 0}, st, s.tile_count.as<const std::uint32_t>(),
+               geometry.n_tiles, b0, s.tile_offset.as<std::uint32_t>(), s.npixels.as<std::uint64_t>());
         if (top.active) {
-            if (top.n_levels) {
-                abi::TopLevelsArgs tl{};
-                tl.dense = s.dense.as<const void>();
-                tl.first_frame = b0;
-                tl.g = geometry;
-                tl.mask = mask_->bytes.as<const std::uint8_t>();
-                tl.cut = c;
-                tl.top = top;
-                tl.tile_count = s.tile_count.as<const std::uint32_t>();
-                tl.npixels = s.npixels.as<const std::uint64_t>();
-                tl.status = s.status.as<const std::uint32_t>();
-                tl.stage_values = s.stage_values.as<const void>();
-                tl.level_count = s.level_count.as<std::uint32_t>();
-                launch(top_levels_, "bslz4_top_levels", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, tl);
-            }
-            abi::TopChooseArgs tc{};
-            tc.top = top;
-            tc.first_frame = b0;
-            tc.n_tiles = geometry.n_tiles;
-            tc.level_count = s.level_count.as<const std::uint32_t>();
-            tc.status = s.status.as<const std::uint32_t>();
-            tc.npixels = s.npixels.as<std::uint64_t>();
-            tc.tile_offset = s.tile_offset.as<std::uint32_t>();
-            tc.frame_level = s.frame_level.as<std::int32_t>();
-            tc.nabove = s.nabove.as<std::uint64_t>();
-            launch(top_choose_, "bslz4_top_choose", {nb, 1, abi::kScanThreads, 0}, st, tc);
+            if (top.n_levels)
+                launch(top_levels_, "bslz4_top_levels", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, s.dense.as<const void>(),
+                       b0, geometry, mask_->bytes.as<const std::uint8_t>(), c, top, s.tile_count.as<const std::uint32_t>(),
+                       s.npixels.as<const std::uint64_t>(), s.status.as<const std::uint32_t>(),
+                       s.stage_values.as<const void>(), s.level_count.as<std::uint32_t>());
+            launch(top_choose_, "bslz4_top_choose", {nb, 1, abi::kScanThreads, 0}, st, top, b0, geometry.n_tiles,
+                   s.level_count.as<const std::uint32_t>(), s.status.as<const std::uint32_t>(), s.npixels.as<std::uint64_t>(),
+                   s.tile_offset.as<std::uint32_t>(), s.frame_level.as<std::int32_t>(), s.nabove.as<std::uint64_t>());
         }
-        abi::FrameOffsetsArgs fo{};
-        fo.npixels = s.npixels.as<const std::uint64_t>();
-        fo.status = s.status.as<const std::uint32_t>();
-        fo.first_frame = b0;
-        fo.n_frames = nb;
-        fo.cap = cap;
-        fo.frame_offset = s.frame_offset.as<std::uint64_t>();
-        launch(offsets_, "bslz4_frame_offsets", {1, 1, 32, 0}, st, fo);
-        abi::WriteArgs w{};
-        w.dense = s.dense.as<const void>();
-        w.first_frame = b0;
-        w.g = geometry;
-        w.mask = mask_->bytes.as<const std::uint8_t>();
-        w.cut = c;
-        w.tile_count = s.tile_count.as<const std::uint32_t>();
-        w.tile_offset = s.tile_offset.as<const std::uint32_t>();
-        w.npixels = s.npixels.as<const std::uint64_t>();
-        w.status = s.status.as<const std::uint32_t>();
-        w.cap = cap;
-        w.frame_offset = s.frame_offset.as<const std::uint64_t>();
-        w.stage_values = s.stage_values.as<const void>();
-        w.stage_indices = s.stage_indices.as<const std::uint32_t>();
-        w.top = top;
-        w.frame_level = s.frame_level.as<const std::int32_t>();
-        w.level_count = s.level_count.as<const std::uint32_t>();
-        w.values = s.values.as<void>();
-        w.indices = s.indices.as<std::uint32_t>();
-        launch(write_, "bslz4_write", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, w);
+        launch(offsets_, "bslz4_frame_offsets", {1, 1, 32, 0}, st, s.npixels.as<const std::uint64_t>(),
+               s.status.as<const std::uint32_t>(), b0, nb, std::uint64_t{cap}, s.frame_offset.as<std::uint64_t>());
+        launch(write_, "bslz4_write", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, s.dense.as<const void>(), b0,
+               geometry, mask_->bytes.as<const std::uint8_t>(), c, s.tile_count.as<const std::uint32_t>(),
+               s.tile_offset.as<const std::uint32_t>(),
+               s.npixels.as<const std::uint64_t>(), s.status.as<const std::uint32_t>(), std::uint64_t{cap},
+               s.frame_offset.as<const std::uint64_t>(), s.stage_values.as<const void>(),
+               s.stage_indices.as<const std::uint32_t>(), top, s.frame_level.as<const std::int32_t>(),
+               s.level_count.as<const std::uint32_t>(), s.values.as<void>(), s.indices.as<std::uint32_t>());
     }
 }
 

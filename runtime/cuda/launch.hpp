@@ -1,5 +1,5 @@
-// cuLaunchKernel with the kernel's one argument: its struct of kernel_abi.h, filled by name,
-// which the kernel takes by value (the driver copies it at the launch).
+// cuLaunchKernel with a packed argument array built from the call's own arguments, so a
+// launch reads like a function call and its types are checked against nothing but the ABI.
 #pragma once
 #include <cuda.h>
 
@@ -14,9 +14,9 @@ struct Grid {
     unsigned shared_bytes = 0;
 };
 
-template <class Args>
-void launch(CUfunction f, const char* name, Grid g, CUstream stream, Args args) {
-    void* packed[] = {static_cast<void*>(&args)};
+template <class... Args>
+void launch(CUfunction f, const char* name, Grid g, CUstream stream, Args... args) {
+    void* packed[] = {static_cast<void*>(&args)...};
     check(driver().cuLaunchKernel(f, g.x, g.y, 1, g.threads, 1, 1, g.shared_bytes, stream, packed, nullptr), name);
 }
 

@@ -159,34 +159,20 @@ void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optiona
 
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((most + kPeakThreads - 1) / kPeakThreads, 4096));
     const Grid per_pixel{blocks, static_cast<unsigned>(frames), kPeakThreads, 0};
+    const CUdeviceptr fp = s.first_px.get(), row = s.row.get(), col = s.col.get(), value = s.value.get(), link = s.link.get();
     const int cp = rule == PeakRule::cplabel ? 1 : 0;
-    bslz4_abi::PeakArgs a{};
-    a.first = s.first_px.as<const std::uint64_t>();
-    a.row = s.row.as<const std::uint16_t>();
-    a.col = s.col.as<const std::uint16_t>();
-    a.value = s.value.as<const float>();
-    a.smoothed = s.smoothed.as<float>();
-    a.link = s.link.as<std::uint32_t>();
-    a.is_root = s.is_root.as<std::uint32_t>();
-    a.number = s.numbers.as<std::uint32_t>();
-    a.nlabels = s.nlabels.as<std::uint32_t>();
-    a.frames = static_cast<std::uint32_t>(frames);
-    a.peak_first = s.peak_first.as<std::uint64_t>();
-    a.above_zero_only = cp;
-    a.has_wtmax = wtmax ? 1 : 0;
-    a.wtmax = wtmax ? *wtmax : 0.0;
-    a.labels = s.labels.as<std::int32_t>();
-    a.props = s.props.as<unsigned long long>();
     if (cp) {
-        launch(s.identity, "cuLaunchKernel(bslz4_peaks_identity)", per_pixel, st, a);
-        launch(s.join, "cuLaunchKernel(bslz4_peaks_join)", per_pixel, st, a);
+        launch(s.identity, "cuLaunchKernel(bslz4_peaks_identity)", per_pixel, st, fp, link);
+        launch(s.join, "cuLaunchKernel(bslz4_peaks_join)", per_pixel, st, fp, row, col, value, link);
     } else {
-        launch(s.smooth, "cuLaunchKernel(bslz4_peaks_smooth)", per_pixel, st, a);
-        launch(s.uphill, "cuLaunchKernel(bslz4_peaks_uphill)", per_pixel, st, a);
+        launch(s.smooth, "cuLaunchKernel(bslz4_peaks_smooth)", per_pixel, st, fp, row, col, value, s.smoothed.get());
+        launch(s.uphill, "cuLaunchKernel(bslz4_peaks_uphill)", per_pixel, st, fp, row, col, s.smoothed.get(), link);
     }
-    launch(s.roots, "cuLaunchKernel(bslz4_peaks_roots)", per_pixel, st, a);
-    launch(s.number, "cuLaunchKernel(bslz4_peaks_number)", Grid{static_cast<unsigned>(frames), 1, bslz4_abi::kScanThreads, 0}, st, a);
-    launch(s.first, "cuLaunchKernel(bslz4_peaks_first)", Grid{1, 1, bslz4_abi::kScanThreads, 0}, st, a);
+    launch(s.roots, "cuLaunchKernel(bslz4_peaks_roots)", per_pixel, st, fp, value, cp, link, s.is_root.get());
+    launch(s.number, "cuLaunchKernel(bslz4_peaks_number)", Grid{static_cast<unsigned>(frames), 1, bslz4_abi::kScanThreads, 0}, st,
+           fp, s.is_root.get(), s.numbers.get(), s.nlabels.get());
+    launch(s.first, "cuLaunchKernel(bslz4_peaks_first)", Grid{1, 1, bslz4_abi::kScanThreads, 0}, st, s.nlabels.get(),
+           static_cast<std::uint32_t>(frames), s.peak_first.get());
     grow(s.from_device, PinnedParts::aligned(8) + PinnedParts::aligned(n * 4) + PinnedParts::aligned(frames * 4) + n * 5 * 8,
          "peak labels: results staged");
     PinnedParts down(s.from_device);
@@ -196,7 +182,10 @@ void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optiona
     std::memcpy(&peaks, count, 8);
     if (peaks > n) throw Error(ErrorCode::gpu_fault, "peak labels: the GPU counted more peaks than pixels");
     check(driver().cuMemsetD8Async(s.props.get(), 0, peaks * 5 * 8, st), "cuMemsetD8Async(peak sums)");
-    launch(s.measure, "cuLaunchKernel(bslz4_peaks_measure)", per_pixel, st, a);
+    const int has_wtmax = wtmax ? 1 : 0;
+    const double clip = wtmax ? *wtmax : 0.0;
+    launch(s.measure, "cuLaunchKernel(bslz4_peaks_measure)", per_pixel, st, fp, row, col, value, cp, link, s.numbers.get(),
+           s.peak_first.get(), has_wtmax, clip, s.labels.get(), s.props.get());
     out.props.resize(peaks * 5);
     const std::uint8_t* labels = download(s.labels.get(), down, n * 4, st, "cuMemcpyDtoHAsync(peak labels)");
     const std::uint8_t* counts = download(s.nlabels.get(), down, frames * 4, st, "cuMemcpyDtoHAsync(peak counts)");
