@@ -7,9 +7,9 @@
 #include <string>
 
 #include "bslz4/bslz4.hpp"
-#include "file_io.hpp"
-#include "reference_cases.hpp"
-#include "sha256.hpp"
+#include "cli/file_io.hpp"
+#include "cli/reference_cases.hpp"
+#include "cli/sha256.hpp"
 
 namespace bslz4::test {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "h5_reader.hpp"
-#include "sparse_job.hpp"
+#include "sparse/sparse_job.hpp"
 
 namespace bslz4::test {
 

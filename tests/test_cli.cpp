@@ -8,9 +8,9 @@
 
 #include "bslz4/bslz4.hpp"
 #include "error_codes.hpp"
-#include "file_io.hpp"
-#include "reference_cases.hpp"
-#include "sha256.hpp"
+#include "cli/file_io.hpp"
+#include "cli/reference_cases.hpp"
+#include "cli/sha256.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
 

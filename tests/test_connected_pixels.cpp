@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "connected_pixels.hpp"
+#include "sparse/connected_pixels.hpp"
 #include "error_codes.hpp"
 #include "spot_reference.hpp"
 #include "test_support.hpp"

@@ -26,12 +26,12 @@
 #include "driver_allocation_hook.hpp"
 #include "driver_api.hpp"
 #include "error_codes.hpp"
-#include "file_io.hpp"
+#include "cli/file_io.hpp"
 #include "chunk_map.hpp"
 #include "gpu_comparison.hpp"
 #include "matrix_support.hpp"
-#include "pinned_chunks.hpp"
-#include "reference_cases.hpp"
+#include "bench/pinned_chunks.hpp"
+#include "cli/reference_cases.hpp"
 #include "test_support.hpp"
 
 using namespace bslz4;

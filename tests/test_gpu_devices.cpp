@@ -28,7 +28,7 @@
 #include "corrupt_scan.hpp"
 #include "h5_reader.hpp"
 #include "hdf5/scan_writer.hpp"
-#include "sparse_job.hpp"
+#include "sparse/sparse_job.hpp"
 #include "tool_runner.hpp"
 #endif
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "json_line.hpp"
+#include "cli/json_line.hpp"
 
 using bslz4::tool::json_string;
 using bslz4::tool::JsonLine;

@@ -13,7 +13,7 @@
 #endif
 #include "h5_reader.hpp"
 #include "tool_runner.hpp"
-#include "reference_cases.hpp"
+#include "cli/reference_cases.hpp"
 
 using namespace bslz4;
 

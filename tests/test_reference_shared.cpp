@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "reference_check.hpp"
-#include "reference_cases.hpp"
+#include "cli/reference_cases.hpp"
 
 TEST_CASE("every shared reference case decodes to its sha256 and its .raw", "[reference]") {
     CHECK(bslz4::test::check_reference_cases(bslz4::tool::default_testdata_dir()) >= 280);

@@ -17,12 +17,12 @@
 #include <thread>
 
 #include "bslz4/bslz4.hpp"
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
 #include "h5_reader.hpp"
 #include "hdf5/scan_writer.hpp"
 #include "matrix_support.hpp"
-#include "sparse_campaign.hpp"
-#include "sparse_job.hpp"
+#include "sparse/sparse_campaign.hpp"
+#include "sparse/sparse_job.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
 

@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "bslz4/bslz4.hpp"
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
 #include "corrupt_scan.hpp"
 #include "error_codes.hpp"
 #include "h5_reader.hpp"
 #include "hdf5/scan_writer.hpp"
 #include "matrix_support.hpp"
-#include "sparse_campaign.hpp"
-#include "sparse_job.hpp"
+#include "sparse/sparse_campaign.hpp"
+#include "sparse/sparse_job.hpp"
 #include "sparse_job_fixture.hpp"
 #include "tool_runner.hpp"
 #include "uncoded_throws.hpp"
@@ -333,7 +333,7 @@ TEST_CASE("every Error the tools make names its code: none from a message alone"
     const fs::path root = test::source_copy();
     std::vector<std::string> found;
     std::size_t files = 0;
-    for (const fs::path& dir : {root / "tools", root / "tools" / "hdf5"})
+    for (const fs::path& dir : {root / "tools" / "cli", root / "tools" / "sparse", root / "tools" / "bench", root / "tools" / "hdf5"})
         for (const auto& entry : fs::directory_iterator(dir)) {
             const fs::path& p = entry.path();
             if (p.extension() != ".cpp" && p.extension() != ".hpp") continue;

@@ -8,10 +8,10 @@
 #include <thread>
 
 #include "bslz4/bslz4.hpp"
-#include "command_line.hpp"
+#include "cli/command_line.hpp"
 #include "cpu_affinity.hpp"
 #include "error_codes.hpp"
-#include "frame_selection.hpp"
+#include "cli/frame_selection.hpp"
 #include "h5_reader.hpp"
 #include "hdf5/hdf5_file.hpp"
 #include "hdf5/scan_writer.hpp"

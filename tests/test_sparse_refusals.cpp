@@ -31,7 +31,7 @@
 #include "hdf5/hdf5_file.hpp"
 #include "hdf5/scan_writer.hpp"
 #include "safety_fixture.hpp"
-#include "sparse_job.hpp"
+#include "sparse/sparse_job.hpp"
 #include "sparse_job_fixture.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"

@@ -16,7 +16,7 @@
 #include <system_error>
 #include <vector>
 
-#include "batch_reader.hpp"
+#include "sparse/batch_reader.hpp"
 #include "bslz4/bslz4.hpp"
 #include "bslz4/synthetic_eiger.hpp"
 #include "error_codes.hpp"
@@ -24,7 +24,7 @@
 #include "hdf5/hdf5_file.hpp"
 #include "hdf5/scan_input.hpp"
 #include "hdf5/scan_writer.hpp"
-#include "sparse_job.hpp"
+#include "sparse/sparse_job.hpp"
 #include "sparse_job_fixture.hpp"
 #include "tool_runner.hpp"
 #include "vds_fixture.hpp"

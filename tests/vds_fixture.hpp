@@ -13,7 +13,7 @@
 #include <string>
 #include <system_error>
 #include <vector>
-#include "batch_reader.hpp"
+#include "sparse/batch_reader.hpp"
 #include "bslz4/bslz4.hpp"
 #include "bslz4/synthetic_eiger.hpp"
 #include "error_codes.hpp"
@@ -21,7 +21,7 @@
 #include "hdf5/hdf5_file.hpp"
 #include "hdf5/scan_input.hpp"
 #include "hdf5/scan_writer.hpp"
-#include "sparse_job.hpp"
+#include "sparse/sparse_job.hpp"
 #include "sparse_job_fixture.hpp"
 #include "tool_runner.hpp"
 

@@ -1,4 +1,4 @@
-// bslz4._scan: `bslz4 sparse`'s job (tools/sparse_job.hpp) for Python's bslz4.sparse_scan, one
+// bslz4._scan: `bslz4 sparse`'s job (tools/sparse/sparse_job.hpp) for Python's bslz4.sparse_scan, one
 // input file to one output file with the command's options. A module of its own because it
 // carries HDF5 (the job's reader and writer): `import bslz4` loads no HDF5 of ours beside h5py's.
 // The GIL is released for the whole job and taken back only for the progress callback, which
@@ -21,16 +21,16 @@
 #include <vector>
 
 #include "bslz4/error.hpp"
-#include "command_line.hpp"
-#include "device_list.hpp"
-#include "frame_selection.hpp"
+#include "cli/command_line.hpp"
+#include "cli/device_list.hpp"
+#include "cli/frame_selection.hpp"
 #include "hdf5/imaged11_dataset.hpp"
 #include "hdf5/list_compression.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "module_parts.hpp"
-#include "output_file.hpp"
-#include "sparse_campaign.hpp"
-#include "sparse_job.hpp"
+#include "sparse/output_file.hpp"
+#include "sparse/sparse_campaign.hpp"
+#include "sparse/sparse_job.hpp"
 
 namespace py = pybind11;
 

@@ -1,4 +1,4 @@
-"""Python-side frames/s of multi, on the frames `bslz4 bench` decodes (tools/cmd_bench.cpp, its
+"""Python-side frames/s of multi, on the frames `bslz4 bench` decodes (tools/cli/cmd_bench.cpp, its
 figure (c): synthetic Eiger 4M frames, module gaps masked, cut 10, `--frames` distinct frames
 cycled through calls of 4 x group frames from ordinary memory), so that the two rates compare
 and the difference is what the binding costs.

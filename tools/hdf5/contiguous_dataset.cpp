@@ -11,7 +11,7 @@
 #include "bslz4/cpu_count.hpp"
 #include "bslz4/error.hpp"
 #include "hdf5_file.hpp"
-#include "run_on_threads.hpp"
+#include "sparse/run_on_threads.hpp"
 
 namespace bslz4::tool::h5 {
 

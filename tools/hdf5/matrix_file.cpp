@@ -8,7 +8,7 @@
 #include "bslz4/error.hpp"
 #include "contiguous_dataset.hpp"
 #include "hdf5_file.hpp"
-#include "run_on_threads.hpp"
+#include "sparse/run_on_threads.hpp"
 
 namespace bslz4::tool {
 

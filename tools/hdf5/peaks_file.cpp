@@ -4,7 +4,7 @@
 
 #include "bslz4/error.hpp"
 #include "hdf5_file.hpp"
-#include "output_file.hpp"
+#include "sparse/output_file.hpp"
 
 namespace bslz4::tool {
 

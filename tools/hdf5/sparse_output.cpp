@@ -18,7 +18,7 @@
 
 #include "bslz4/encode.hpp"
 #include "bslz4/error.hpp"
-#include "run_on_threads.hpp"
+#include "sparse/run_on_threads.hpp"
 #include "scan_input.hpp"
 
 namespace bslz4::tool {

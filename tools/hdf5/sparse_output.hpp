@@ -47,7 +47,7 @@
 #include "hdf5_file.hpp"
 #include "list_compression.hpp"
 #include "matrix_file.hpp"
-#include "output_file.hpp"
+#include "sparse/output_file.hpp"
 
 namespace bslz4::tool {
 
