@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "bslz4/pixel_type.hpp"
-#include "hdf5/sparse_output.hpp"
+#include "sparse/output_rows.hpp"
 #include "peaks/scan_peaks.hpp"
 
 namespace bslz4::tool {

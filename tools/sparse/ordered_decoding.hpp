@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "sparse/batch_reader.hpp"
-#include "hdf5/sparse_output.hpp"
+#include "sparse/output_rows.hpp"
 
 namespace bslz4::tool {
 

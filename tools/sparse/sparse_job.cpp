@@ -26,9 +26,9 @@
 #include "sparse/list_peaks.hpp"
 #include "cli/device_list.hpp"
 #include "cli/frame_selection.hpp"
-#include "edf/edf_mask.hpp"
 #include "hdf5/chunk_index.hpp"
 #include "hdf5/hdf5_file.hpp"
+#include "hdf5/mask_file.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "hdf5/scan_input.hpp"
 #include "hdf5/sparse_output.hpp"
@@ -312,22 +312,9 @@ std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& sca
         // Both read the same; they differ in what nonzero means.
         const bool nexus = !job.mask_spec.empty();
         const std::string& spec = nexus ? job.mask_spec : job.use_mask_spec;
-        if (is_edf_file(spec)) {  // an EDF image (ImageD11's maskfile, pyFAI's): the whole file
-            note_file_at(reads, spec, nexus ? "--mask file" : "--use-mask file");
-            const auto nonzero = read_edf_nonzero(spec, scan.ni, scan.nj);
-            for (std::size_t i = 0; i < use.size(); ++i) use[i] = nexus ? !nonzero[i] : nonzero[i] != 0;
-            source = nexus ? spec : spec + " (--use-mask: nonzero = use)";
-            return use;
-        }
-        const std::size_t colon = spec.rfind(':');
-        if (colon == std::string::npos || colon == 0)
-            throw Error(ErrorCode::bad_argument, "mask '" + spec + "': expected FILE:PATH");
-        const std::string file_name = spec.substr(0, colon), path = spec.substr(colon + 1);
-        const h5::Handle file = h5::open_file(file_name);
-        reads.push_back({h5::file_identity(file.get(), spec), nexus ? "--mask file" : "--use-mask file"});
-        const h5::Handle d = h5::open_dataset(file.get(), path, file_name);
-        const auto nonzero = h5::read_nonzero(d.get(), use.size(), spec);
-        for (std::size_t i = 0; i < use.size(); ++i) use[i] = nexus ? !nonzero[i] : nonzero[i] != 0;
+        const MaskFile m = read_mask_file(spec, scan.ni, scan.nj);
+        reads.push_back({m.file, nexus ? "--mask file" : "--use-mask file"});
+        for (std::size_t i = 0; i < use.size(); ++i) use[i] = nexus ? !m.nonzero[i] : m.nonzero[i] != 0;
         source = nexus ? spec : spec + " (--use-mask: nonzero = use)";
     } else if (!scan.nexus_mask.empty()) {
         for (std::size_t i = 0; i < use.size(); ++i) use[i] = scan.nexus_mask[i] == 0;
