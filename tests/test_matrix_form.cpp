@@ -12,27 +12,7 @@
 #include "test_support.hpp"
 
 using namespace bslz4;
-
-
-namespace {
-
 using test::kAllTypes;
-
-// powder[b] = sum over the bin's pixels (mask != 0) of weight * value.
-template <class T>
-std::vector<long double> oracle(const IntegrationMatrix& m, const std::vector<std::uint8_t>& raw,
-                                const std::vector<std::uint8_t>& mask, bool fixed) {
-    const T* v = reinterpret_cast<const T*>(raw.data());
-    std::vector<long double> out(m.bins, 0);
-    for (std::size_t b = 0; b < m.bins; ++b)
-        for (auto k = m.row_start[b]; k < m.row_start[b + 1]; ++k)
-            if (mask[m.pixel[k]])
-                out[b] += (fixed ? static_cast<long double>(m.fixed_weight[k]) : static_cast<long double>(m.weight[k])) *
-                          static_cast<long double>(v[m.pixel[k]]);
-    return out;
-}
-
-}  // namespace
 
 TEST_CASE("csr and csc inputs of one matrix normalise to the same canonical form", "[matrix]") {
     const auto csr = test::random_csr(40, 500, 2.0, 1);
