@@ -1,0 +1,227 @@
+#include "sparse/job_decoders.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "bslz4/chunk2sparse.hpp"
+#include "bslz4/chunk2sparse_csc.hpp"
+#include "bslz4/cpu_count.hpp"
+#include "bslz4/error.hpp"
+
+#if BSLZ4_HAVE_CUDA
+#include "bslz4/cuda/chunk2sparse.hpp"
+#include "bslz4/cuda/chunk2sparse_csc.hpp"
+#include "bslz4/cuda/device.hpp"
+#include "bslz4/cuda/host_memory.hpp"
+#endif
+
+namespace bslz4::tool {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+IntegratedBatch integrated(SparseBatch b) { return IntegratedBatch{b, Powder{}}; }
+IntegratedBatch integrated(IntegratedBatch b) { return b; }
+
+// A CPU or GPU class behind the decoder interface, called with the job's cut.
+template <class Object>
+class ObjectDecoder final : public ChunkDecoder {
+public:
+    ObjectDecoder(std::string name, std::shared_ptr<Object> o, double cut) : ChunkDecoder(std::move(name)), o_(std::move(o)), cut_(cut) {}
+    IntegratedBatch decode(ByteView base, const std::vector<std::uint64_t>& offsets,
+                           const std::vector<std::uint64_t>& lengths) override {
+        return integrated(o_->from_buffer(base, offsets, lengths, cut_));
+    }
+
+private:
+    std::shared_ptr<Object> o_;
+    double cut_;
+};
+
+template <class Object>
+class ObjectLister final : public DenseLister {
+public:
+    ObjectLister(std::unique_ptr<Object> o, double cut) : o_(std::move(o)), cut_(cut) {}
+    IntegratedBatch list(const std::vector<ByteView>& frames) override { return integrated(o_->from_frames(frames, cut_)); }
+
+private:
+    std::unique_ptr<Object> o_;
+    double cut_;
+};
+
+Chunk2SparseOptions cpu_options(const SparseJob& job, const ScanInput& scan) {
+    Chunk2SparseOptions o{scan.codec, 0, job.on_error};
+    o.howmany = job.howmany;
+    o.thresholds = job.thresholds;
+    return o;
+}
+
+#if BSLZ4_HAVE_CUDA
+class PinnedSlot : public SlotMemory {
+public:
+    PinnedSlot(std::size_t bytes, int device) : memory_(bytes ? bytes : 1, device) {}
+    std::uint8_t* data() override { return memory_.data(); }
+
+private:
+    cuda::PinnedHostMemory memory_;
+};
+
+// Once the chunk index gives the largest batch, the object grows its staging and device buffers
+// for it here, on its own thread, instead of in its first batch.
+// A pinned ring's batches are uploaded from where they are: no staging is grown for them.
+template <class Object>
+std::shared_ptr<ChunkDecoder> reserved_gpu_decoder(std::string name, std::shared_ptr<Object> o, double cut,
+                                                   const std::shared_future<std::size_t>& batch_bytes, bool pinned_ring) {
+    const std::size_t bytes = batch_bytes.get();
+    if (bytes)
+        o->reserve(kBatchFrames, bytes / kBatchFrames + 16, pinned_ring ? cuda::ChunkMemory::pinned : cuda::ChunkMemory::pageable);
+    return std::make_shared<ObjectDecoder<Object>>(std::move(name), std::move(o), cut);
+}
+
+std::shared_ptr<ChunkDecoder> make_gpu_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
+                                               const IntegrationMatrix* matrix, int device,
+                                               const std::shared_future<std::size_t>& batch_bytes) {
+    cuda::Chunk2SparseOptions o{0, 0, cuda::Unblock::gpu, device, scan.codec, job.on_error};
+    o.howmany = job.howmany;
+    o.thresholds = job.thresholds;
+    const std::string name = "GPU " + std::to_string(device);
+    return matrix ? reserved_gpu_decoder(name, std::make_shared<cuda::Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o),
+                                         job.cut, batch_bytes, job.pinned_ring)
+                  : reserved_gpu_decoder(name, std::make_shared<cuda::Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o), job.cut,
+                                         batch_bytes, job.pinned_ring);
+}
+#endif
+
+std::shared_ptr<ChunkDecoder> make_cpu_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
+                                               const IntegrationMatrix* matrix) {
+    const Chunk2SparseOptions o = cpu_options(job, scan);
+    if (matrix) {
+        auto c = std::make_shared<Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o);
+        return std::make_shared<ObjectDecoder<Chunk2SparseCSC>>(
+            "CPU (" + std::to_string(o.threads ? o.threads : usable_cpu_count()) + " threads)", c, job.cut);
+    }
+    auto c = std::make_shared<Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o);
+    return std::make_shared<ObjectDecoder<Chunk2Sparse>>("CPU (" + std::to_string(c->threads()) + " threads)", c, job.cut);
+}
+
+}  // namespace
+
+std::unique_ptr<DenseLister> make_dense_lister(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
+                                               const IntegrationMatrix* matrix) {
+    const Chunk2SparseOptions o = cpu_options(job, scan);
+    if (matrix)
+        return std::make_unique<ObjectLister<Chunk2SparseCSC>>(
+            std::make_unique<Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o), job.cut);
+    return std::make_unique<ObjectLister<Chunk2Sparse>>(std::make_unique<Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o), job.cut);
+}
+
+Placement place(const SparseJob& job, const ScanInput& scan) {
+    Placement p;
+    p.gpu = job.where == SparseJob::Where::gpu;
+#if BSLZ4_HAVE_CUDA
+    const bool gpu_type = pixel_size(scan.type) <= 4 && scan.type != PixelType::f64;
+    if (job.where == SparseJob::Where::any) {
+        // GPUs named are GPUs wanted: none there is an error, never a quiet run on the CPU.
+        if (!job.devices.empty() && !cuda::available())
+            throw Error(ErrorCode::bad_argument, "--device: no GPU to run on: " + cuda::unavailable_reason() + "; give --cpu to run on the CPU");
+        p.gpu = cuda::available() && gpu_type;
+    }
+    if (p.gpu && !cuda::available()) throw Error(ErrorCode::bad_argument, "--gpu: " + cuda::unavailable_reason() + "; give --cpu to run on the CPU");
+#else
+    (void)scan;
+    if (p.gpu) throw Error(ErrorCode::bad_argument, "--gpu: this build has no GPU runtime (built without nvcc); give --cpu to run on the CPU");
+    if (!job.devices.empty() && job.where != SparseJob::Where::cpu)
+        throw Error(ErrorCode::bad_argument, "--device: no GPU to run on: this build has no GPU runtime (built without nvcc); give --cpu to run on the CPU");
+#endif
+    if (p.gpu) p.devices = job.devices.empty() ? std::vector<int>{0} : job.devices;
+    for (unsigned k = 0; k < std::max(1u, job.objects_per_gpu); ++k)
+        for (int d : p.devices) p.decoders.push_back(d);
+    if (!p.gpu) p.decoders = {-1};
+    return p;
+}
+
+MakeSlotMemory slot_memory(const SparseJob& job, const Placement& where) {
+#if BSLZ4_HAVE_CUDA
+    if (where.gpu && job.pinned_ring) {
+        const int device = where.devices[0];  // pinned memory is every device's (unified addressing)
+        return [device](std::size_t bytes) -> std::unique_ptr<SlotMemory> { return std::make_unique<PinnedSlot>(bytes, device); };
+    }
+#else
+    (void)job;
+    (void)where;
+#endif
+    return ordinary_memory;
+}
+
+DecodersInTheMaking::DecodersInTheMaking(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
+                                         const Placement& where)
+    : t0_(std::chrono::steady_clock::now()) {
+    const std::shared_future<std::size_t> batch_bytes = batch_bytes_.get_future().share();
+    const std::shared_future<const IntegrationMatrix*> matrix_read = matrix_.get_future().share();
+    try {
+        for (const int device : where.decoders) {
+            made_.push_back(std::async(std::launch::async, [&job, &scan, &use, matrix_read, device, batch_bytes, this] {
+                const IntegrationMatrix* matrix = matrix_read.get();
+#if BSLZ4_HAVE_CUDA
+                std::shared_ptr<ChunkDecoder> d = device >= 0 ? make_gpu_decoder(job, scan, use, matrix, device, batch_bytes)
+                                                              : make_cpu_decoder(job, scan, use, matrix);
+#else
+                (void)batch_bytes;
+                (void)device;
+                std::shared_ptr<ChunkDecoder> d = make_cpu_decoder(job, scan, use, matrix);
+#endif
+                const double s = seconds_since(t0_);
+                std::lock_guard<std::mutex> lock(m_);
+                longest_ = std::max(longest_, s);
+                return d;
+            }));
+        }
+    } catch (...) {
+        // A thread the system would not start: those started must not wait for the index or the matrix.
+        index_failed(std::current_exception());
+        matrix_failed(std::current_exception());
+        throw;
+    }
+}
+
+DecodersInTheMaking::~DecodersInTheMaking() {
+    if (!answered_) index_failed(std::make_exception_ptr(Error(ErrorCode::io, "the sparse job ended before its chunk index was read")));
+    if (!matrix_answered_)
+        matrix_failed(std::make_exception_ptr(Error(ErrorCode::io, "the sparse job ended before its matrix was read")));
+}
+
+void DecodersInTheMaking::index_read(std::size_t largest_batch_bytes) {
+    answered_ = true;
+    batch_bytes_.set_value(largest_batch_bytes);
+}
+
+void DecodersInTheMaking::index_failed(std::exception_ptr why) {
+    answered_ = true;
+    batch_bytes_.set_exception(std::move(why));
+}
+
+void DecodersInTheMaking::matrix_ready(const IntegrationMatrix* m) {
+    matrix_answered_ = true;
+    matrix_.set_value(m);
+}
+
+void DecodersInTheMaking::matrix_failed(std::exception_ptr why) {
+    matrix_answered_ = true;
+    matrix_.set_exception(std::move(why));
+}
+
+std::vector<std::shared_ptr<ChunkDecoder>> DecodersInTheMaking::get() {
+    std::vector<std::shared_ptr<ChunkDecoder>> decoders;
+    for (auto& f : made_) decoders.push_back(f.get());
+    return decoders;
+}
+
+double DecodersInTheMaking::seconds() {
+    std::lock_guard<std::mutex> lock(m_);
+    return longest_;
+}
+
+}  // namespace bslz4::tool
