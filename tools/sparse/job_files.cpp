@@ -5,7 +5,9 @@
 #include <cstdio>
 
 #include "bslz4/error.hpp"
+#include "hdf5/hdf5_file.hpp"
 #include "hdf5/mask_file.hpp"
+#include "hdf5/matrix_file.hpp"
 
 namespace bslz4::tool {
 
@@ -66,6 +68,27 @@ std::vector<std::uint8_t> choose_mask(const SparseJob& job, const ScanInput& sca
         source = scan.mask_source;  // "none (the file has no pixel_mask)"
     }
     return use;
+}
+
+std::string output_over_files_read(const SparseJob& job) {
+    struct stat st {};
+    if (stat(job.output.c_str(), &st) != 0) return "";  // a new file is none of them
+    std::vector<ScanInput::FileRead> reads;
+    try {
+        const h5::Lock lock;
+        reads = open_scan(job.input, job.dataset, NexusMask::skip).files_read;
+    } catch (const Error&) {
+        return "";  // the run itself says why the scan cannot be read
+    }
+    if (!job.mask_spec.empty()) note_file_at(reads, job.mask_spec.substr(0, job.mask_spec.rfind(':')), "--mask file");
+    if (!job.use_mask_spec.empty()) note_file_at(reads, job.use_mask_spec.substr(0, job.use_mask_spec.rfind(':')), "--use-mask file");
+    if (!job.matrix_spec.empty()) note_file_at(reads, parse_matrix_spec(job.matrix_spec).file, "--matrix file");
+    try {
+        refuse_output_over_reads(job, reads);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
 }
 
 }  // namespace bslz4::tool

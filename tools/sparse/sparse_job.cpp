@@ -30,6 +30,7 @@
 #include "sparse/ordered_decoding.hpp"
 #include "sparse/output_file.hpp"
 #include "sparse/output_writer.hpp"
+#include "sparse/sparse_run.hpp"
 
 namespace bslz4::tool {
 
@@ -40,70 +41,7 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 constexpr std::size_t kWritesQueued = 4;
 
-// Frames [first, end) of input dataset d, and their chunks.
-struct Part {
-    std::size_t d, first, end;
-    ChunkIndex index;
-};
-
-// One run of the job, step by step: the scan and its mask opened and the output described, the
-// decoders started, every dataset's chunk index read, the first part's reading started, the matrix
-// read meanwhile, the output made, then the parts decoded batch by batch through the writer.
-class SparseRun {
-public:
-    SparseRun(const SparseJob& job, const std::atomic<bool>& stop) : job_(job), stop_(stop), times_(summary_.times) {}
-    SparseSummary run();
-
-private:
-    void open_inputs();
-    void describe_output();
-    void read_indexes();
-    void start_reading();
-    void read_matrix();
-    void open_output();
-    void decode_parts();
-    void prepare_loop();
-    void take_decoders();
-    bool run_part(const Part& p);
-    OutputRows decode(const Part& p, const ReadBatch& batch, std::size_t k);
-    bool hand_on(const Part& p, OutputRows&& rows);
-    void finish(bool& finishing);
-    std::string keep_what_was_written(const std::string& why);
-
-    const SparseJob& job_;
-    const std::atomic<bool>& stop_;
-    SparseSummary summary_;
-    JobTimes& times_;
-    ScanInput scan_;
-    OutputInfo info_;
-    std::vector<ScanInput::FileRead> reads_;
-    std::vector<std::uint8_t> use_;
-    std::size_t first_frame_ = 0, end_frame_ = 0;  // the frames selected, counted over the scan's datasets
-    // The matrix as read (by this job, or once for a campaign's) and, for acc i64, its fixed-point
-    // copy: matrix_used_ points at the one summed.
-    std::shared_ptr<const MatrixFile> matrix_file_;
-    IntegrationMatrix fixed_;
-    const IntegrationMatrix* matrix_used_ = nullptr;
-    Placement where_;
-    std::optional<DecodersInTheMaking> making_;
-    std::vector<Part> parts_;
-    std::size_t slot_bytes_ = 0;
-    unsigned readers_ = 0;
-    std::optional<BufferRing> ring_;
-    Clock::time_point reading_start_;
-    std::optional<BatchReader> first_reader_;  // reads while the matrix is read
-    std::unique_ptr<SparseOutput> out_;
-    std::unique_ptr<OutputWriter> writer_;  // after out_: stops before it goes
-    // The loop's: decoders (each batch decoder holds on to its decoder), peaks, spots, counts.
-    std::vector<std::shared_ptr<ChunkDecoder>> made_;
-    std::vector<std::unique_ptr<BatchDecoder>> batches_;
-    std::optional<SpotFilter> spots_;
-    std::optional<ListPeaks> peaks_;
-    std::vector<std::unique_ptr<ListPeaks>> decoder_peaks_;
-    std::optional<Progress> progress_;
-    std::vector<std::size_t> frames_by_;
-    std::vector<double> decoding_by_, peaks_by_;
-};
+}  // namespace
 
 SparseSummary SparseRun::run() {
     if (!std::isfinite(job_.cut))
@@ -403,31 +341,8 @@ void SparseRun::finish(bool& finishing) {
     summary_.seconds = seconds_since(reading_start_);
 }
 
-}  // namespace
-
 double SparseSummary::steady_frames_per_s() const {
     return times.steady > 0 && frames > times.first_frames ? (frames - times.first_frames) / times.steady : 0;
-}
-
-std::string output_over_files_read(const SparseJob& job) {
-    struct stat st {};
-    if (stat(job.output.c_str(), &st) != 0) return "";  // a new file is none of them
-    std::vector<ScanInput::FileRead> reads;
-    try {
-        const h5::Lock lock;
-        reads = open_scan(job.input, job.dataset, NexusMask::skip).files_read;
-    } catch (const Error&) {
-        return "";  // the run itself says why the scan cannot be read
-    }
-    if (!job.mask_spec.empty()) note_file_at(reads, job.mask_spec.substr(0, job.mask_spec.rfind(':')), "--mask file");
-    if (!job.use_mask_spec.empty()) note_file_at(reads, job.use_mask_spec.substr(0, job.use_mask_spec.rfind(':')), "--use-mask file");
-    if (!job.matrix_spec.empty()) note_file_at(reads, parse_matrix_spec(job.matrix_spec).file, "--matrix file");
-    try {
-        refuse_output_over_reads(job, reads);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
 }
 
 SparseSummary run_sparse_job(const SparseJob& job, const std::atomic<bool>& stop) { return SparseRun(job, stop).run(); }
