@@ -82,6 +82,7 @@ void SparseRun::open_inputs() {
     where_ = place(job_, scan_);
     times_.open = seconds_since(t0);
     making_.emplace(job_, scan_, use_, where_);
+    if (job_.matrix_spec.empty()) making_->matrix_ready(nullptr);  // nothing for the decoders to wait for
 }
 
 void SparseRun::describe_output() {
@@ -145,28 +146,30 @@ void SparseRun::start_reading() {
 
 // Read once the first batches are being read: an Eiger 4M matrix takes about 0.1 s to read and
 // check, which the scan's reads then hide (the decoders wait for it). From here the readers may
-// read chunks through HDF5 (see BatchReader): this thread's HDF5 calls hold its lock too.
+// read chunks through HDF5 (see BatchReader): the file's read holds its lock too, the work on
+// what was read does not.
 void SparseRun::read_matrix() {
+    if (job_.matrix_spec.empty()) return;
     const auto t0 = Clock::now();
     try {
-        const h5::Lock lock;
-        if (!job_.matrix_spec.empty()) {
-            const std::size_t frame_pixels = scan_.ni * scan_.nj;
-            matrix_file_ = job_.matrix_read && job_.matrix_read->matrix.pixels == frame_pixels
-                               ? job_.matrix_read  // else read here, which names the misfit
-                               : std::make_shared<const MatrixFile>(read_matrix_file(job_.matrix_spec, frame_pixels));
-            const MatrixFile& file = *matrix_file_;
-            if (file.axes.present()) {  // bslz4-matrix's: pyFAI's intensities beside the sums, with this job's mask
-                info_.normalisation = bin_normalisation(file.matrix, file.axes.correction, use_);
-                info_.axes = file.axes;
-                info_.axes.correction = {};
-            }
-            if (job_.acc == Accumulator::i64) fixed_ = fixed_point_matrix(file.matrix, scan_.type);
-            matrix_used_ = job_.acc == Accumulator::i64 ? &fixed_ : &file.matrix;
-            info_.bins = matrix_used_->bins;
-            info_.acc = job_.acc;
-            info_.powder_scale = matrix_used_->fixed_point() ? matrix_used_->powder_scale : 1;
+        const std::size_t frame_pixels = scan_.ni * scan_.nj;
+        if (job_.matrix_read && job_.matrix_read->matrix.pixels == frame_pixels) {
+            matrix_file_ = job_.matrix_read;
+        } else {  // read here, which names the misfit
+            const h5::Lock lock;
+            matrix_file_ = std::make_shared<const MatrixFile>(read_matrix_file(job_.matrix_spec, frame_pixels));
         }
+        const MatrixFile& file = *matrix_file_;
+        if (file.axes.present()) {  // bslz4-matrix's: pyFAI's intensities beside the sums, with this job's mask
+            info_.normalisation = bin_normalisation(file.matrix, file.axes.correction, use_);
+            info_.axes = file.axes;
+            info_.axes.correction = {};
+        }
+        if (job_.acc == Accumulator::i64) fixed_ = fixed_point_matrix(file.matrix, scan_.type);
+        matrix_used_ = job_.acc == Accumulator::i64 ? &fixed_ : &file.matrix;
+        info_.bins = matrix_used_->bins;
+        info_.acc = job_.acc;
+        info_.powder_scale = matrix_used_->fixed_point() ? matrix_used_->powder_scale : 1;
     } catch (...) {
         making_->matrix_failed(std::current_exception());
         throw;
