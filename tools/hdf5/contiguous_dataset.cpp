@@ -11,6 +11,7 @@
 #include "bslz4/cpu_count.hpp"
 #include "bslz4/error.hpp"
 #include "hdf5_file.hpp"
+#include "sparse/positional_read.hpp"
 #include "sparse/run_on_threads.hpp"
 
 namespace bslz4::tool::h5 {
@@ -33,15 +34,10 @@ int file_descriptor(hid_t dataset, const std::string& what) {
 }
 
 void read_fully(int fd, std::uint8_t* to, std::size_t bytes, std::uint64_t address, const std::string& what) {
-    while (bytes) {
-        const ssize_t got = pread(fd, to, std::min<std::size_t>(bytes, std::size_t{1} << 30), static_cast<off_t>(address));
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) throw Error(ErrorCode::io, what + ": cannot read it: " + std::strerror(errno));
-        if (got == 0) throw Error(ErrorCode::io, what + ": the file ends at byte " + std::to_string(address) + ", inside the dataset");
-        to += got;
-        bytes -= static_cast<std::size_t>(got);
-        address += static_cast<std::uint64_t>(got);
-    }
+    const PositionalRead r = read_at(fd, to, bytes, address);
+    if (r.got == bytes) return;
+    if (r.error) throw Error(ErrorCode::io, what + ": cannot read it: " + std::strerror(r.error));
+    throw Error(ErrorCode::io, what + ": the file ends at byte " + std::to_string(address + r.got) + ", inside the dataset");
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include <new>
 #include <system_error>
 
+#include "sparse/positional_read.hpp"
+
 namespace bslz4::tool {
 
 namespace {
@@ -37,18 +39,12 @@ private:
 
 // `bytes` from `address` of the file, all of them: a short read means the file ended early.
 void read_fully(int fd, std::uint8_t* to, std::uint64_t bytes, std::uint64_t address, const ChunkIndex& index, std::size_t k) {
+    const PositionalRead r = read_at(fd, to, bytes, address);
+    if (r.got == bytes) return;
     const std::string& path = index.files[index.sources[index.chunks[k].source].file].path;
-    while (bytes) {
-        const ssize_t got = pread(fd, to, std::min<std::uint64_t>(bytes, std::uint64_t{1} << 30), static_cast<off_t>(address));
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) throw Error(ErrorCode::io, chunk_what(index, k) + ": cannot read " + path + ": " + std::strerror(errno));
-        if (got == 0)
-            throw Error(ErrorCode::truncated_chunk, chunk_what(index, k) + ": " + path + " ends at byte " + std::to_string(address) +
-                                                        ", before the chunk does (the file was cut short)");
-        to += got;
-        bytes -= static_cast<std::uint64_t>(got);
-        address += static_cast<std::uint64_t>(got);
-    }
+    if (r.error) throw Error(ErrorCode::io, chunk_what(index, k) + ": cannot read " + path + ": " + std::strerror(r.error));
+    throw Error(ErrorCode::truncated_chunk, chunk_what(index, k) + ": " + path + " ends at byte " + std::to_string(address + r.got) +
+                                                ", before the chunk does (the file was cut short)");
 }
 
 }  // namespace
