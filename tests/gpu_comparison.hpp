@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bslz4/bslz4.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 namespace bslz4::test {
 

@@ -32,6 +32,7 @@
 #include "sparse_job_fixture.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 namespace bslz4::test::safety {
 

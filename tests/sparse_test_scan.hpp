@@ -14,6 +14,7 @@
 #include "hdf5/hdf5_file.hpp"
 #include "hdf5/scan_writer.hpp"
 #include "test_support.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 namespace bslz4::test {
 

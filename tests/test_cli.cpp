@@ -13,6 +13,7 @@
 #include "cli/sha256.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 using bslz4::test::run_tool;
 using Result = bslz4::test::ToolResult;

@@ -15,6 +15,7 @@
 #include "bslz4/bslz4.hpp"
 #include "bslz4/cpu_path.hpp"
 #include "test_support.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 using namespace bslz4;
 

@@ -30,6 +30,7 @@
 #include "hdf5/scan_writer.hpp"
 #include "sparse/sparse_job.hpp"
 #include "tool_runner.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 #endif
 
 using namespace bslz4;

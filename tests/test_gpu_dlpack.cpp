@@ -19,6 +19,7 @@
 #include "driver_objects.hpp"
 #include "gpu_comparison.hpp"
 #include "matrix_support.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 using namespace bslz4;
 

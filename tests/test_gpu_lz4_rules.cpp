@@ -12,6 +12,7 @@
 #include "bslz4/cuda/chunk2sparse.hpp"
 #include "lz4_block_writer.hpp"
 #include "test_support.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 using namespace bslz4;
 using bslz4::test::block_around;

@@ -13,14 +13,17 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <random>
+#include <utility>
 
 #include "bslz4/bslz4.hpp"
 #include "bslz4/cuda/chunk2sparse.hpp"
 #include "bslz4/cuda/chunk2sparse_csc.hpp"
 #include "bslz4/cuda/device.hpp"
 #include "bslz4/cuda/host_memory.hpp"
+#include "bslz4/log.hpp"
 #include "context.hpp"
 #include "driver_allocation_hook.hpp"
 #include "driver_api.hpp"
@@ -30,7 +33,9 @@
 #include "matrix_support.hpp"
 #include "bench/pinned_chunks.hpp"
 #include "cli/reference_cases.hpp"
+#include "stderr_capture.hpp"
 #include "test_support.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 using namespace bslz4;
 using test::eiger_stack;
@@ -78,43 +83,6 @@ private:
     std::vector<CUdeviceptr> held_;
 };
 
-// What the process writes on stderr while this lives.
-class StderrCapture {
-public:
-    StderrCapture() : file_(std::tmpfile()) {
-        std::fflush(stderr);
-        saved_ = dup(2);
-        dup2(fileno(file_), 2);
-    }
-    ~StderrCapture() {
-        restore();
-        std::fclose(file_);
-    }
-    std::string text() {
-        restore();
-        std::string out;
-        std::rewind(file_);
-        for (int ch; (ch = std::fgetc(file_)) != EOF;) out += static_cast<char>(ch);
-        return out;
-    }
-
-private:
-    void restore() {
-        if (saved_ < 0) return;
-        std::fflush(stderr);
-        dup2(saved_, 2);
-        close(saved_);
-        saved_ = -1;
-    }
-    std::FILE* file_;
-    int saved_ = -1;
-};
-
-std::size_t count_of(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
 
 }  // namespace
 
@@ -247,8 +215,31 @@ TEST_CASE("with most of the GPU held elsewhere, objects fit in what is free, wha
     require_same(fresh.multi(noisy.views(), 5.0), cpu.multi(noisy.views(), 5.0));
 }
 
-TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pageable memory after one warning, with the "
-          "same results; PinnedHostMemory says it is pageable and no pinned copy rate is given", "[gpu][pinned]") {
+// The messages the library logs while this lives (bslz4/log.hpp), instead of stderr.
+class LogCapture {
+public:
+    LogCapture() { set_log_handler(&LogCapture::keep, this); }
+    ~LogCapture() { set_log_handler(nullptr); }
+    LogCapture(const LogCapture&) = delete;
+    LogCapture& operator=(const LogCapture&) = delete;
+    std::vector<std::pair<LogLevel, std::string>> messages() {
+        const std::lock_guard<std::mutex> hold(lock_);
+        return messages_;
+    }
+
+private:
+    static void keep(LogLevel level, const char* message, void* user) {
+        auto* self = static_cast<LogCapture*>(user);
+        const std::lock_guard<std::mutex> hold(self->lock_);
+        self->messages_.emplace_back(level, message);
+    }
+    std::mutex lock_;
+    std::vector<std::pair<LogLevel, std::string>> messages_;
+};
+
+TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pageable memory after one warning (to the "
+          "program's log handler, not stderr), with the same results; PinnedHostMemory says it is pageable and no "
+          "pinned copy rate is given", "[gpu][pinned]") {
     const Stack s = eiger_stack(96, 160, PixelType::u16, 40);
     const std::size_t n = s.ni * s.nj;
     const IntegrationMatrix m = fixed_point_matrix(normalise_matrix(test::random_csr(19, n, 2.0, 5).input()), s.type);
@@ -261,9 +252,11 @@ TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pagea
         lengths.push_back(c.size());
         total += c.size();
     }
-    std::string warnings;
+    std::string on_stderr;
+    std::vector<std::pair<LogLevel, std::string>> logged;
     {
-        StderrCapture err;
+        test::StderrCapture err;
+        LogCapture log;
         test::DriverAllocationHook refused(test::DriverAllocationHook::Refuse::pinned_memory());
         cuda::Chunk2Sparse a(s.mask, s.ni, s.nj, s.type, {4, 8, cuda::Unblock::gpu, -1, Codec::lz4});
         cuda::Chunk2Sparse b(s.mask, s.ni, s.nj, s.type, {3, 16, cuda::Unblock::cpu, -1, Codec::lz4});
@@ -283,12 +276,17 @@ TEST_CASE("when the driver refuses pinned host memory, the GPU classes use pagea
             require_same(g.sparse, want.sparse);
             REQUIRE(std::memcmp(g.powder.data, want.powder.data, 40 * 19 * 8) == 0);
         }
-        warnings = err.text();
+        logged = log.messages();
+        on_stderr = err.text();
     }
-    std::printf("stderr while pinned memory was refused:\n%s", warnings.c_str());
-    CHECK(count_of(warnings, "bslz4: warning: the driver refused pinned host memory") == 1);
-    CHECK(count_of(warnings, "\n") == 1);
-    CHECK_THAT(warnings, Catch::Contains("CUDA_ERROR_OUT_OF_MEMORY") && Catch::Contains("using pageable memory instead"));
+    CHECK(on_stderr.empty());
+    REQUIRE(logged.size() == 1);
+    std::printf("logged while pinned memory was refused: %s\n", logged[0].second.c_str());
+    CHECK(logged[0].first == LogLevel::warning);
+    CHECK_THAT(logged[0].second, Catch::StartsWith("the driver refused pinned host memory") &&
+                                     Catch::Contains("CUDA_ERROR_OUT_OF_MEMORY") &&
+                                     Catch::Contains("using pageable memory instead"));
+    CHECK(logged[0].second.find('\n') == std::string::npos);
     // Pinned again once the driver gives it.
     cuda::Chunk2Sparse again(s.mask, s.ni, s.nj, s.type);
     require_same(again.multi(s.views(), 2.0), cpu.multi(s.views(), 2.0));

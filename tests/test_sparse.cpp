@@ -11,6 +11,7 @@
 #include "error_codes.hpp"
 #include "matrix_support.hpp"
 #include "test_support.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 using namespace bslz4;
 

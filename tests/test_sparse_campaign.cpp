@@ -25,6 +25,7 @@
 #include "sparse/sparse_job.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 using namespace bslz4;
 using test::run_tool;

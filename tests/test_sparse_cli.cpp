@@ -30,6 +30,7 @@
 #include "tool_runner.hpp"
 #if BSLZ4_HAVE_CUDA
 #include "bslz4/cuda/device.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 #endif
 
 using namespace bslz4;

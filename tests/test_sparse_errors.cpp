@@ -333,7 +333,8 @@ TEST_CASE("every Error the tools make names its code: none from a message alone"
     const fs::path root = test::source_copy();
     std::vector<std::string> found;
     std::size_t files = 0;
-    for (const fs::path& dir : {root / "tools" / "cli", root / "tools" / "sparse", root / "tools" / "bench", root / "tools" / "hdf5"})
+    for (const fs::path& dir : {root / "tools" / "cli", root / "tools" / "sparse", root / "tools" / "bench", root / "tools" / "hdf5",
+                               root / "tools" / "synthetic"})
         for (const auto& entry : fs::directory_iterator(dir)) {
             const fs::path& p = entry.path();
             if (p.extension() != ".cpp" && p.extension() != ".hpp") continue;

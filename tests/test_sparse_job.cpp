@@ -33,6 +33,7 @@
 #include "sparse_test_scan.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 using namespace bslz4;
 using test::run_tool;

@@ -18,6 +18,7 @@
 #include "spot_reference.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 using namespace bslz4;
 using test::run_tool;

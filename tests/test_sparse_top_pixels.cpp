@@ -9,6 +9,7 @@
 #include "h5_reader.hpp"
 #include "hdf5/scan_writer.hpp"
 #include "tool_runner.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 using namespace bslz4;
 using test::run_tool;

@@ -19,6 +19,7 @@
 #include "sparse_job_fixture.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 using namespace bslz4;
 using test::run_tool;

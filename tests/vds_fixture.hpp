@@ -15,7 +15,7 @@
 #include <vector>
 #include "sparse/batch_reader.hpp"
 #include "bslz4/bslz4.hpp"
-#include "bslz4/synthetic_eiger.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 #include "error_codes.hpp"
 #include "hdf5/chunk_index.hpp"
 #include "hdf5/hdf5_file.hpp"

@@ -11,7 +11,7 @@
 #include "bslz4/decode.hpp"
 #include "bslz4/encode.hpp"
 #include "bslz4/pixel_type.hpp"
-#include "bslz4/synthetic_eiger.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 #include "chunk_buffers.hpp"
 #include "module_parts.hpp"
 

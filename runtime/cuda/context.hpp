@@ -8,6 +8,7 @@
 
 #include "cuda_error.hpp"
 #include "driver_api.hpp"
+#include "library_log.hpp"
 
 namespace bslz4::cuda::detail {
 
@@ -27,7 +28,7 @@ public:
     }
     ~PrimaryContext() {
         if (ctx_ && driver().cuDevicePrimaryCtxRelease(device_) != CUDA_SUCCESS)
-            std::fputs("bslz4: cuDevicePrimaryCtxRelease failed\n", stderr);
+            bslz4::detail::log(LogLevel::error, "cuDevicePrimaryCtxRelease failed");
     }
     PrimaryContext(PrimaryContext&& o) noexcept { swap(o); }
     PrimaryContext& operator=(PrimaryContext&& o) noexcept {
@@ -58,7 +59,7 @@ public:
     explicit ScopedContext(const PrimaryContext& c) { check(driver().cuCtxPushCurrent(c.get()), "cuCtxPushCurrent"); }
     ~ScopedContext() {
         CUcontext popped;
-        if (driver().cuCtxPopCurrent(&popped) != CUDA_SUCCESS) std::fputs("bslz4: cuCtxPopCurrent failed\n", stderr);
+        if (driver().cuCtxPopCurrent(&popped) != CUDA_SUCCESS) bslz4::detail::log(LogLevel::error, "cuCtxPopCurrent failed");
     }
     ScopedContext(const ScopedContext&) = delete;
     ScopedContext& operator=(const ScopedContext&) = delete;

@@ -1,9 +1,11 @@
 // One move-only RAII template for the driver's handles (module, stream, event, device and
 // pinned memory): each differs only in how it is released, given by a Release policy.
-// Destructors never throw; a failed release is logged.
+// Destructors never throw; a failed release is logged (bslz4/log.hpp).
 #pragma once
 #include <cstdio>
 #include <utility>
+
+#include "library_log.hpp"
 
 namespace bslz4::cuda::detail {
 
@@ -13,7 +15,11 @@ public:
     DriverHandle() = default;
     explicit DriverHandle(Handle h) : h_(h) {}
     ~DriverHandle() {
-        if (h_ && !Release::release(h_)) std::fprintf(stderr, "bslz4: %s failed\n", Release::name);
+        if (h_ && !Release::release(h_)) {
+            char message[96];
+            std::snprintf(message, sizeof message, "%s failed", Release::name);
+            bslz4::detail::log(LogLevel::error, message);
+        }
     }
     DriverHandle(DriverHandle&& o) noexcept { std::swap(h_, o.h_); }
     DriverHandle& operator=(DriverHandle&& o) noexcept {

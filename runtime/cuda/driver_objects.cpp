@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <new>
 
+#include "library_log.hpp"
+
 namespace bslz4::cuda::detail {
 
 std::string megabytes(std::size_t bytes) {
@@ -129,10 +131,9 @@ TransferBuffer::TransferBuffer(std::size_t bytes, const char* what) : size_(byte
     const std::string refused = failure_text(r, std::string("cuMemHostAlloc(") + what + ", " + megabytes(bytes) + ")");
     static std::atomic<bool> warned{false};
     if (!warned.exchange(true))
-        std::fprintf(stderr,
-                     "bslz4: warning: the driver refused pinned host memory (%s); using pageable memory instead: "
-                     "copies to and from the GPU are slower and do not overlap the kernels\n",
-                     refused.c_str());
+        bslz4::detail::log(LogLevel::warning, ("the driver refused pinned host memory (" + refused +
+                                               "); using pageable memory instead: copies to and from the GPU are "
+                                               "slower and do not overlap the kernels").c_str());
     pageable_.reset(new (std::nothrow) std::uint8_t[bytes ? bytes : 1]);
     if (!pageable_)
         throw Error(ErrorCode::out_of_memory, "out of host memory: " + megabytes(bytes) + " for " + what + " (pinned memory was refused too: " +

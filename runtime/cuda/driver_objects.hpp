@@ -71,7 +71,7 @@ RegisteredMemory register_mapped(std::size_t bytes, const char* what);
 // Host memory for copies to and from the GPU: page-locked (pinned) when the driver gives it,
 // for DMA at full PCIe speed and truly asynchronous copies; from 2 MB on as RegisteredMemory,
 // a smaller one from cuMemHostAlloc. When the driver refuses (a host short of lockable memory),
-// pageable memory instead, after a one-time warning on stderr: the copies are then slower and
+// pageable memory instead, after a one-time warning (bslz4/log.hpp): the copies are slower and
 // block the host, but every result is the same. Pinned memory is every context's (portable).
 class TransferBuffer {
 public:

@@ -49,6 +49,19 @@ def pyfai_mask():
     return m
 
 
+def order_dependent_bins(m):
+    """The bins whose float64 sums may depend on the order of their adds: those with a weight
+    below 2^-30 beside others near 1, whose products the sum cannot hold exactly. pyFAI's
+    full-split 2D matrices give pixel 0 (on the azimuthal discontinuity) such a weight in some
+    builds (-3e-23 seen, where other builds give 0.18), and the library sums a bin in up to 4
+    lanes, pyFAI in one: there the two may differ in the last bit. Elsewhere every sum is exact
+    and bit for bit pyFAI's."""
+    data, _, indptr = m.csr
+    tiny = (data != 0) & (np.abs(data) < 2.0**-30)
+    seen = np.concatenate(([0], np.cumsum(tiny)))
+    return seen[indptr[1:]] > seen[indptr[:-1]]
+
+
 CASES = [(split, npt_azim, unit, pol) for split in ("no", "bbox", "full") for npt_azim in (None, 24)
          for unit, pol in (("2th_deg", None), ("q_nm^-1", 0.95))]
 
@@ -77,7 +90,9 @@ def test_powders_of_a_matrix_file_are_pyfai_integrations(tmp_path, poni, split, 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ref = ai.integrate1d(img, 150, **kw) if npt_azim is None else ai.integrate2d(img, 150, npt_azim, **kw)
-        assert np.array_equal(m.shaped(powder), ref.sum_signal)
+        exact = m.shaped(~order_dependent_bins(m))
+        assert np.array_equal(m.shaped(powder)[exact], ref.sum_signal[exact])
+        assert np.allclose(m.shaped(powder), ref.sum_signal, rtol=1e-14, atol=0)
         assert np.array_equal(m.shaped(m.normalisation(lib_mask)), ref.sum_normalization)
         got = c.intensity(powder)
         assert got.shape == ref.intensity.shape

@@ -7,6 +7,7 @@
 #include "bslz4/cpu_count.hpp"
 #include "bslz4/encode.hpp"
 #include "cli/command_line.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 namespace bslz4::tool {
 

@@ -9,7 +9,7 @@
 #include "bslz4/byte_view.hpp"
 #include "bslz4/integration_matrix.hpp"
 #include "bslz4/pixel_type.hpp"
-#include "bslz4/synthetic_eiger.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 namespace bslz4::tool {
 

@@ -17,7 +17,7 @@
 #include "bslz4/encode.hpp"
 #include "bench/bench_devices.hpp"
 #include "bench/bench_e2e.hpp"
-#include "bslz4/synthetic_eiger.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_list.hpp"

@@ -5,7 +5,7 @@
 
 #include "bslz4/decode.hpp"
 #include "bslz4/error.hpp"
-#include "bslz4/synthetic_eiger.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "bench/eiger_stack.hpp"

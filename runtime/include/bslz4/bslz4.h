@@ -31,17 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(_WIN32)
-#if defined(BSLZ4_BUILDING_LIBRARY)
-#define BSLZ4_API __declspec(dllexport)
-#else
-#define BSLZ4_API __declspec(dllimport)
-#endif
-#elif defined(__GNUC__)
-#define BSLZ4_API __attribute__((visibility("default")))
-#else
-#define BSLZ4_API
-#endif
+#include "bslz4/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -126,6 +116,17 @@ BSLZ4_API const char* bslz4_last_error(void);
 BSLZ4_API const char* bslz4_status_name(int status);
 /* Bytes of one pixel of the type (0 for an unknown type). */
 BSLZ4_API size_t bslz4_pixel_size(int pixel_type);
+
+/* Messages no call can return (pinned host memory refused, so pageable memory is used; a driver
+ * object that failed to be released in a destructor) go to stderr as "bslz4: warning: ..."
+ * lines, or to the handler set here, for the whole process: level BSLZ4_LOG_WARNING or
+ * BSLZ4_LOG_ERROR, the message one line without a newline, valid during the call, user as
+ * given. It may be called from any thread, several at once; it must not call into bslz4.
+ * NULL restores stderr. */
+#define BSLZ4_LOG_WARNING 1
+#define BSLZ4_LOG_ERROR 2
+typedef void (*bslz4_log_handler)(int level, const char* message, void* user);
+BSLZ4_API int bslz4_set_log_handler(bslz4_log_handler handler, void* user);
 
 /* ---- Chunks ----------------------------------------------------------------------------- */
 
@@ -393,8 +394,8 @@ BSLZ4_API int bslz4_device_array_to_dlpack(const bslz4_device_array* array, void
 
 /* Page-locked (pinned) host memory: chunks placed here by the caller (a reader's ring buffer)
  * go to the GPU by DMA from _from_buffer, without the staging copy. Pinned for every device.
- * Where the driver refuses to pin, it is pageable memory instead (after a one-time warning on
- * stderr) and *pinned says 0. */
+ * Where the driver refuses to pin, it is pageable memory instead (after a one-time warning,
+ * see bslz4_set_log_handler) and *pinned says 0. */
 typedef struct bslz4_pinned_memory bslz4_pinned_memory;
 
 BSLZ4_API int bslz4_gpu_pinned_memory_create(size_t bytes, int device, bslz4_pinned_memory** memory);

@@ -11,7 +11,7 @@
 #include "bslz4/error.hpp"
 #include "bslz4/frame_status.hpp"
 #include "bslz4/integration_matrix.hpp"
+#include "bslz4/log.hpp"
 #include "bslz4/pixel_type.hpp"
 #include "bslz4/powder.hpp"
 #include "bslz4/sparse_result.hpp"
-#include "bslz4/synthetic_eiger.hpp"

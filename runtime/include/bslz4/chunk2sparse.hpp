@@ -6,6 +6,7 @@
 // buffers: a call's results are views of them, valid until the object's next call. The same
 // thread may make calls from within a call. Objects are independent: one a thread run at once.
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -45,9 +46,9 @@ struct Chunk2SparseOptions {
 
 // What set_top_pixels checks of a threshold list (at most 16 values, sorted increasing, none
 // NaN): an Error (bad_argument) naming the values, so a command line can refuse it up front.
-void check_top_pixel_thresholds(const std::vector<double>& thresholds);
+BSLZ4_API void check_top_pixel_thresholds(const std::vector<double>& thresholds);
 
-class Chunk2Sparse {
+class BSLZ4_API Chunk2Sparse {
 public:
     // mask: ni*nj bytes, nonzero = use this pixel.
     Chunk2Sparse(ByteView mask, std::size_t ni, std::size_t nj, PixelType pixel_type,

@@ -7,6 +7,7 @@
 // buffers: a call's results are views of them, valid until the object's next call. The same
 // thread may make calls from within a call. Objects are independent: one a thread run at once.
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -38,13 +39,13 @@ struct IntegratedCoo {
 };
 
 // An owned copy of one integrated frame (coo of both CSC classes).
-IntegratedCoo make_coo(const IntegratedFrame& frame, std::size_t nj);
+BSLZ4_API IntegratedCoo make_coo(const IntegratedFrame& frame, std::size_t nj);
 
 namespace detail {
 class Integrator;
 }
 
-class Chunk2SparseCSC {
+class BSLZ4_API Chunk2SparseCSC {
 public:
     // matrix: normalise_matrix's result (acc f64 or f32), or fixed_point_matrix's (acc i64,
     // integer pixel types). Its pixels must be ni*nj.

@@ -5,6 +5,7 @@
 //   then per block: u32 BE compressed length | compressed block of bit-shuffled elements
 //   then the last (n mod 8) elements, raw.
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -46,14 +47,14 @@ struct BlockLayout {
 };
 
 // bitshuffle's default block: 8192 bytes of elements, rounded down to a multiple of 8, >= 128.
-std::size_t default_block_elems(std::size_t elem_size);
+BSLZ4_API std::size_t default_block_elems(std::size_t elem_size);
 
 // Reads and checks the 12-byte header: size a multiple of elem_size, block size a multiple of
 // 8 x elem_size. Throws Error saying what was wrong.
-ChunkHeader parse_chunk_header(ByteView chunk, std::size_t elem_size);
+BSLZ4_API ChunkHeader parse_chunk_header(ByteView chunk, std::size_t elem_size);
 
 // Walks every block header; checks each length lies inside the chunk and that exactly the raw
 // tail is left at the end. expected_bytes (if nonzero) must equal the decoded size.
-BlockLayout block_starts(ByteView chunk, std::size_t elem_size, std::uint64_t expected_bytes = 0);
+BSLZ4_API BlockLayout block_starts(ByteView chunk, std::size_t elem_size, std::uint64_t expected_bytes = 0);
 
 }  // namespace bslz4

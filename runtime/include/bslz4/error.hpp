@@ -3,6 +3,7 @@
 // of failure it was, so a program (or a C API) can branch on it without parsing text. The GPU's
 // per-frame faults map onto the same codes, so both decoders give one frame the same code.
 #pragma once
+#include "bslz4/export.h"
 #include <stdexcept>
 #include <string>
 
@@ -60,7 +61,7 @@ inline bool is_chunk_fault(ErrorCode code) {
     }
 }
 
-class Error : public std::runtime_error {
+class BSLZ4_API Error : public std::runtime_error {
 public:
     Error(ErrorCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
     // A message alone: code() is ErrorCode::unspecified. The CPU library never uses it (a test

@@ -5,6 +5,7 @@
 // pixels are folded out once; a fixed-point copy makes integer sums exact (fixed_point_matrix
 // says in what sense), so the CPU and GPU give the same int64 powders.
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -45,17 +46,17 @@ struct IntegrationMatrix {
 // Checks the input (lengths agree, indptr starts at 0, never decreases and ends at the number
 // of weights, every index in range) and returns the canonical form: the entries sorted by bin,
 // then pixel, those of one (bin, pixel) in the order given. Throws Error naming the fault.
-IntegrationMatrix normalise_matrix(const MatrixInput& input);
+BSLZ4_API IntegrationMatrix normalise_matrix(const MatrixInput& input);
 // The same checks and form for a CSR matrix whose arrays the caller hands over (a file's, read
 // into them): where each bin's pixels are in order already, as pyFAI and scipy write them, they
 // become the matrix's own arrays, not copied (an Eiger 4M matrix's are 72 MB). indices and
 // indptr hold the int32 values as stored (a negative one is refused as normalise_matrix refuses
 // it); indptr has bins + 1 of them.
-IntegrationMatrix normalise_matrix(std::size_t bins, std::size_t pixels, std::vector<float> data, std::vector<std::uint32_t> indices,
+BSLZ4_API IntegrationMatrix normalise_matrix(std::size_t bins, std::size_t pixels, std::vector<float> data, std::vector<std::uint32_t> indices,
                                    const std::vector<std::uint32_t>& indptr);
 
 // Drops the weights of pixels whose mask byte is 0 (mask: nonzero = use this pixel).
-IntegrationMatrix fold_mask(const IntegrationMatrix& matrix, ByteView mask);
+BSLZ4_API IntegrationMatrix fold_mask(const IntegrationMatrix& matrix, ByteView mask);
 
 // The fewest bits fixed_point_matrix lets the largest weight keep (see below).
 constexpr int kMinFixedPointBits = 16;
@@ -77,7 +78,7 @@ constexpr int kWidestFixedPoint = 63;
 // When the largest weight would keep fewer than min(weight_bits, kMinFixedPointBits) bits and
 // the weights are not exact at that scale, it throws Error saying how many bits would be kept
 // (use acc f64). Float pixels and 64-bit integers (one pixel alone can pass int64) are refused.
-IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& matrix, PixelType pixel_type,
+BSLZ4_API IntegrationMatrix fixed_point_matrix(const IntegrationMatrix& matrix, PixelType pixel_type,
                                      int weight_bits = kWidestFixedPoint);
 
 }  // namespace bslz4

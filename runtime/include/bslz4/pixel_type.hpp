@@ -1,6 +1,7 @@
 // Pixel (element) types the decoder knows by name, and one dispatch point from the run-time
 // type to a compile-time one, so per-type code is written once as a template.
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -11,10 +12,10 @@ namespace bslz4 {
 
 enum class PixelType { u8, u16, u32, u64, i8, i16, i32, i64, f32, f64 };
 
-std::size_t pixel_size(PixelType t);
-const char* pixel_type_name(PixelType t);
+BSLZ4_API std::size_t pixel_size(PixelType t);
+BSLZ4_API const char* pixel_type_name(PixelType t);
 // Parses "u8".."f64"; throws Error naming the bad text and the accepted names.
-PixelType parse_pixel_type(const std::string& name);
+BSLZ4_API PixelType parse_pixel_type(const std::string& name);
 
 // Calls f(T{}) with T the C++ type of t.
 template <class F>

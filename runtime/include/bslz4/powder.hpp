@@ -3,6 +3,7 @@
 // fixed-point weight, the weights rounded once to at most 24 bits by fixed_point_matrix for the
 // pixel type: float powder = value / powder_scale).
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,9 +15,9 @@ namespace bslz4 {
 
 enum class Accumulator { f64, f32, i64 };
 
-const char* accumulator_name(Accumulator a);
-Accumulator parse_accumulator(const std::string& name);  // "f64", "f32", "i64"
-std::size_t accumulator_size(Accumulator a);
+BSLZ4_API const char* accumulator_name(Accumulator a);
+BSLZ4_API Accumulator parse_accumulator(const std::string& name);  // "f64", "f32", "i64"
+BSLZ4_API std::size_t accumulator_size(Accumulator a);
 
 template <class T> constexpr Accumulator accumulator_of();
 template <> constexpr Accumulator accumulator_of<double>() { return Accumulator::f64; }
@@ -24,7 +25,7 @@ template <> constexpr Accumulator accumulator_of<float>() { return Accumulator::
 template <> constexpr Accumulator accumulator_of<std::int64_t>() { return Accumulator::i64; }
 
 // A view of nframes x bins sums (row f = frame f).
-struct Powder {
+struct BSLZ4_API Powder {
     std::size_t nframes = 0, bins = 0;
     Accumulator acc = Accumulator::f64;
     const void* data = nullptr;

@@ -1,6 +1,7 @@
 // What Chunk2Sparse returns: views of the object's own buffers (overwritten by the next call),
 // or owned copies (coo).
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -119,6 +120,6 @@ struct CooFrame {
 };
 
 // An owned copy of a frame's list in (row, col) form, for a frame of nj columns.
-CooFrame make_coo(const SparseFrame& frame, std::size_t nj);
+BSLZ4_API CooFrame make_coo(const SparseFrame& frame, std::size_t nj);
 
 }  // namespace bslz4

@@ -10,6 +10,7 @@
 // buffers: a call's results are views of them, valid until the object's next call. The same
 // thread may make calls from within a call. Objects are independent: one a thread run at once.
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -65,7 +66,7 @@ struct Chunk2SparseOptions {
     std::optional<std::vector<double>> thresholds = std::nullopt;
 };
 
-class Chunk2Sparse {
+class BSLZ4_API Chunk2Sparse {
 public:
     // mask: ni*nj bytes, nonzero = use this pixel. Throws bslz4::Error when there is no usable
     // GPU (the message says why), or for a pixel type the GPU does not decode.

@@ -8,6 +8,7 @@
 // buffers: a call's results are views of them, valid until the object's next call. The same
 // thread may make calls from within a call. Objects are independent: one a thread run at once.
 #pragma once
+#include "bslz4/export.h"
 #include <memory>
 #include <vector>
 
@@ -17,7 +18,7 @@
 
 namespace bslz4::cuda {
 
-class Chunk2SparseCSC {
+class BSLZ4_API Chunk2SparseCSC {
 public:
     Chunk2SparseCSC(ByteView mask, std::size_t ni, std::size_t nj, PixelType pixel_type, const IntegrationMatrix& matrix,
                     Accumulator acc = Accumulator::f64, Chunk2SparseOptions options = {});

@@ -1,16 +1,17 @@
 // Is there a usable GPU, and which. Never throws: "no driver" and "no device" are answers.
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <string>
 
 namespace bslz4::cuda {
 
 // True when the driver loads, is new enough for the embedded kernels and sees a device.
-bool available();
+BSLZ4_API bool available();
 // Why available() is false ("" when it is true).
-std::string unavailable_reason();
+BSLZ4_API std::string unavailable_reason();
 // Devices the driver sees (0 without a driver).
-int device_count();
+BSLZ4_API int device_count();
 
 struct DeviceInfo {
     int ordinal = 0;
@@ -28,15 +29,15 @@ struct DeviceInfo {
     int threads_per_multiprocessor = 0;
 };
 // Throws bslz4::Error when the device does not exist or there is no driver.
-DeviceInfo device_info(int ordinal);
+BSLZ4_API DeviceInfo device_info(int ordinal);
 
 // Masks and matrices are uploaded once per process and device and shared by every object that
 // uses the same one. release_shared() drops them (objects alive keep theirs);
 // shared_count() says how many are held.
-void release_shared();
-std::size_t shared_count();
+BSLZ4_API void release_shared();
+BSLZ4_API std::size_t shared_count();
 
 // The architectures the embedded kernels were built for, e.g. "75 80 86 89 90 100 120 (PTX 120)".
-const char* built_architectures();
+BSLZ4_API const char* built_architectures();
 
 }  // namespace bslz4::cuda

@@ -2,6 +2,7 @@
 // freed with it, and described well enough (pointer, shape, type) for other CUDA code to use.
 // It exports DLPack tensors that share its memory (CuPy, PyTorch, JAX take them without a copy).
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,7 +17,7 @@ namespace detail {
 struct DeviceArrayState;
 }
 
-class DeviceArray {
+class BSLZ4_API DeviceArray {
 public:
     DeviceArray();
     explicit DeviceArray(std::unique_ptr<detail::DeviceArrayState> state);

@@ -2,19 +2,20 @@
 // as ceilings. When from_buffer's chunks lie in one PinnedHostMemory they go to the GPU by DMA
 // straight from there; other chunks are first staged through the object's own pinned buffers.
 // Where the driver refuses to pin (a host short of lockable memory), these are pageable memory
-// instead, after a one-time warning on stderr: slower copies, the same results.
+// instead, after a one-time warning (bslz4/log.hpp; stderr by default): slower copies, the same results.
 // The memory is pinned for every device's context (portable), not only `device`'s: GPU
 // objects on any device take it by DMA, so one buffer can feed several GPUs. From 2 MB on it is
 // mapped on transparent huge pages and registered with the driver (quicker to make than
 // cuMemHostAlloc's), and, as cuMemHostAlloc's, not copied into a forked child.
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 
 namespace bslz4::cuda {
 
-class PinnedHostMemory {
+class BSLZ4_API PinnedHostMemory {
 public:
     PinnedHostMemory(std::size_t bytes, int device = 0);
     ~PinnedHostMemory();
@@ -37,6 +38,6 @@ enum class Copy { device_to_device, pinned_to_device, pageable_to_device, device
 // counts the bytes read plus the bytes written). Where the driver refuses to pin `bytes`,
 // Copy::pinned_to_device (and device_to_pinned) throws bslz4::Error (out_of_memory): there is no pinned rate to give,
 // and a pageable one under that name would mislead.
-double copy_bandwidth(Copy kind, std::size_t bytes, int device = 0);
+BSLZ4_API double copy_bandwidth(Copy kind, std::size_t bytes, int device = 0);
 
 }  // namespace bslz4::cuda

@@ -3,6 +3,7 @@
 // as bslz4 sparse writes them. One object a thread: its calls are not to overlap. The CPU
 // statement of the same rules, which the tests hold this to, is the tools' (tools/peaks/).
 #pragma once
+#include "bslz4/export.h"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -33,7 +34,7 @@ struct PeakLabels {
     std::vector<std::int64_t> props;
 };
 
-class PeakLabeller {
+class BSLZ4_API PeakLabeller {
 public:
     // On CUDA device `device`; throws bslz4::Error (gpu_fault, bad_argument) when it cannot.
     explicit PeakLabeller(int device = 0);

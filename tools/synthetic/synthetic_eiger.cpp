@@ -1,4 +1,4 @@
-#include "bslz4/synthetic_eiger.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 #include <cmath>
 #include <cstring>

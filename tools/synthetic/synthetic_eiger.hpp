@@ -1,7 +1,8 @@
-// A synthetic Eiger-like frame generator with a fixed seed: a Poisson background falling away
-// from the beam centre, Bragg spots, module gaps at the type's maximum. Every run and every
-// machine sees the same bytes (own PRNG, no std:: distributions), so benchmarks and tests are
-// repeatable.
+// Test and bench data, not part of the library: the bench, the demo, the tests and the Python
+// package link it beside the core. A synthetic Eiger-like frame generator with a fixed seed: a
+// Poisson background falling away from the beam centre, Bragg spots, module gaps at the type's
+// maximum. Every run and every machine sees the same bytes (own PRNG, no std:: distributions),
+// so benchmarks and tests are repeatable.
 #pragma once
 #include <cstddef>
 #include <cstdint>
