@@ -4,30 +4,21 @@
 // a job array with --shard) go one by one with the same options, an output each in the -o folder.
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "bslz4/chunk2sparse.hpp"
-
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_list.hpp"
-#include "cli/frame_selection.hpp"
 #include "sparse/output_file.hpp"
 #include "sparse/sparse_job.hpp"
 #if BSLZ4_HAVE_HDF5
-#include "edf/edf_mask.hpp"
 #include "hdf5/imaged11_dataset.hpp"
-#include "cli/peak_arguments.hpp"
-#include "peaks/frame_labels.hpp"
-#include "hdf5/matrix_file.hpp"
+#include "cli/sparse_arguments.hpp"
 #include "sparse/sparse_campaign.hpp"
 #endif
 
@@ -144,27 +135,6 @@ constexpr const char* kHelp =
     "Exit: 0 all done, 1 a scan failed or had bad frames, 2 bad usage (nothing run), 130 interrupted.\n";
 
 #if BSLZ4_HAVE_HDF5
-// --thresholds a,b,c (checked as the library checks them, as a usage error); '' is the empty list.
-std::vector<double> parse_thresholds(const std::string& text) {
-    std::vector<double> out;
-    std::size_t at = 0;
-    while (at < text.size()) {
-        const std::size_t comma = std::min(text.find(',', at), text.size());
-        const std::string item = text.substr(at, comma - at);
-        char* end = nullptr;
-        const double v = std::strtod(item.c_str(), &end);
-        if (item.empty() || *end) throw UsageError("--thresholds '" + text + "': expected numbers separated by commas");
-        out.push_back(v);
-        at = comma + 1;
-    }
-    try {
-        check_top_pixel_thresholds(out);
-    } catch (const Error& e) {
-        throw UsageError(std::string("--thresholds: ") + e.what());
-    }
-    return out;
-}
-
 std::atomic<bool> interrupted{false};
 extern "C" void on_signal(int) { interrupted = true; }
 
@@ -175,171 +145,29 @@ bool campaign_wanted(const Arguments& args) {
     return args.has("--list") || args.has("--shard") || args.positional.size() > 1 || (!o.empty() && o.back() == '/') ||
            (stat(o.c_str(), &st) == 0 && S_ISDIR(st.st_mode));
 }
-#endif
 
-}  // namespace
-
-int cmd_sparse(const Args& raw) {
-#if !BSLZ4_HAVE_HDF5
-    if (!raw.empty() && (raw[0] == "--help" || raw[0] == "-h")) {
-        std::fputs(kHelp, stdout);
-        return 0;
-    }
-    throw Error(ErrorCode::bad_argument, "sparse: this build has no HDF5 (install libhdf5-dev and rebuild)");
-#else
-    const Arguments args = parse_arguments(
-        raw, {"--dataset", "-o", "--cut", "--mask", "--use-mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
-              "--readers", "--on-error", "--howmany", "--thresholds", "--pixels-in-spot", "--compression", "--imaged11",
-              "--peaks", "--wtmax", "--peak-threads",
-              "--preset"},
-        {"--no-mask", "--cpu", "--gpu", "--quiet", "--json", "--per-file", "--overwrite", "--resume"});
-    if (args.flags.count("help")) {
-        std::fputs(kHelp, stdout);
-        return 0;
-    }
-    const bool imaged11 = args.has("--imaged11");
-    if (args.has("--preset") && args.get("--preset") != "imaged11")
-        throw UsageError("--preset '" + args.get("--preset") + "': the one preset is imaged11 (ImageD11's segmenter's defaults)");
-    const bool segmenter_defaults = imaged11 || args.has("--preset");
-    if (imaged11) {
-        if (!args.positional.empty() || args.has("--list"))
-            throw UsageError("--imaged11 takes the scans from the dataset file: give no input files or --list");
-        if (args.has("-o"))
-            throw UsageError("--imaged11 writes each scan's sparse file where ImageD11 expects it (the dataset's "
-                             "analysispath/sparsefiles): give no -o");
+// Several scans: one output each in the -o folder (or where the dataset file says).
+int run_scans(const SparseJob& job, const Arguments& args, const std::optional<ImageD11Dataset>& dataset,
+              const Shard& shard) {
+    CampaignPlan plan;
+    if (dataset) {
+        plan = plan_named_campaign(job, dataset->inputs(), dataset->outputs());
     } else {
-        if (args.has("--list") && !args.positional.empty()) throw UsageError("give input files or --list FILE, not both");
-        if (args.positional.empty() && !args.has("--list"))
-            throw UsageError("give one input file (or several, or --list FILE, or --imaged11 DATASET.h5)");
-    }
-    const bool campaign = imaged11 || campaign_wanted(args);
-    if (!imaged11 && !args.has("-o"))
-        throw UsageError(campaign ? "give the folder of the outputs with -o DIR"
-                                  : "give the output file with -o OUTPUT.h5");
-    if (!imaged11 && !args.has("--cut")) throw UsageError("give the cut with --cut C");
-    if (args.has("--resume") && !campaign)
-        throw UsageError("--resume goes with several scans (-o DIR, --list, --shard or --imaged11): one output is "
-                         "refused if it exists, or replaced with --overwrite");
-    if (args.has("--resume") && args.has("--overwrite")) throw UsageError("give --resume or --overwrite, not both");
-    if (args.has("--cpu") && args.has("--gpu")) throw UsageError("give --cpu or --gpu, not both");
-    if (args.has("--mask") + args.has("--use-mask") + args.has("--no-mask") > 1)
-        throw UsageError("give one of --mask FILE:PATH (nonzero = do not use), --use-mask FILE:PATH (nonzero = use) or --no-mask");
-    if (args.has("--cpu") && args.has("--device")) throw UsageError("give --cpu or --device, not both");
-    const DeviceList devices = parse_device_list(args.get("--device", "0"));
-    // Before any file is read, so that every shard of a job array refuses the same command.
-    const Shard shard = args.has("--shard") ? parse_shard(args.get("--shard")) : Shard{};
-    const OnError on_error = parse_on_error(args.get("--on-error", "stop"));
-    SparseJob job;
-    job.dataset = args.get("--dataset");
-    job.output = args.get("-o");
-    job.cut = args.number("--cut", 0);
-    if (!std::isfinite(job.cut))
-        throw UsageError("--cut " + args.get("--cut") + ": the cut must be a finite number (pixels > C are listed)");
-    job.overwrite = args.has("--overwrite");
-    job.resume = args.has("--resume");
-    job.mask_spec = args.get("--mask");
-    job.use_mask_spec = args.get("--use-mask");
-    for (const char* option : {"--mask", "--use-mask"}) {
-        const std::string spec = args.get(option);
-        const std::size_t colon = spec.rfind(':');
-        if (args.has(option) && !is_edf_file(spec) && (colon == std::string::npos || colon == 0 || colon + 1 == spec.size()))
-            throw UsageError(std::string(option) + " '" + spec +
-                             "': expected FILE:PATH (the mask dataset's file and its path in it) or an EDF image FILE.edf");
-    }
-    job.no_mask = args.has("--no-mask");
-    job.matrix_spec = args.get("--matrix");
-    if (!job.matrix_spec.empty()) {
-        try {
-            parse_matrix_spec(job.matrix_spec);
-        } catch (const Error& e) {
-            throw UsageError(std::string("--matrix: ") + e.what());
-        }
-    }
-    try {
-        job.acc = parse_accumulator(args.get("--acc", "f64"));
-    } catch (const Error& e) {
-        throw UsageError(e.what());
-    }
-    job.frames_spec = args.get("--frames");
-    try {
-        parse_frame_selection(job.frames_spec);
-    } catch (const Error& e) {
-        throw UsageError(e.what());
-    }
-    job.where = args.has("--cpu") ? SparseJob::Where::cpu : args.has("--gpu") ? SparseJob::Where::gpu : SparseJob::Where::any;
-    job.quiet = args.has("--quiet");
-    job.json = args.has("--json");
-    job.per_file = args.has("--per-file");
-    if (!parse_list_compression(args.get("--compression", "bitshuffle-lz4"), job.compression))
-        throw UsageError("--compression '" + args.get("--compression") + "': bitshuffle-lz4, deflate or none");
-    job.pixels_in_spot = static_cast<std::size_t>(args.count("--pixels-in-spot", 0));
-    if (args.has("--peaks")) {
-        const peaks::PeakOptions peak_options = peak_arguments(args, "--peaks", "");
-        const unsigned long long threads = args.count("--peak-threads", 0);
-        if (threads > 4096) throw UsageError("--peak-threads " + args.get("--peak-threads") + " is more than 4096");
-        job.peaks = peak_options;
-        job.peak_threads = static_cast<unsigned>(threads);
-    } else if (args.has("--wtmax") || args.has("--peak-threads")) {
-        throw UsageError(std::string(args.has("--wtmax") ? "--wtmax" : "--peak-threads") + " goes with --peaks");
-    }
-    job.on_error = on_error;
-    if (args.has("--readers")) {
-        const unsigned long long readers = args.count("--readers", 0);
-        if (readers < 1 || readers > 16) throw UsageError("--readers " + args.get("--readers") + ": from 1 to 16 threads");
-        job.reader_threads = static_cast<unsigned>(readers);
-    }
-    if (args.has("--howmany")) {
-        job.howmany = static_cast<std::size_t>(args.count("--howmany", 0));
-        if (args.has("--thresholds")) job.thresholds = parse_thresholds(args.get("--thresholds"));
-    } else if (args.has("--thresholds") && !segmenter_defaults) {
-        throw UsageError("--thresholds goes with --howmany N");
-    }
-    std::optional<ImageD11Dataset> dataset;
-    if (imaged11) {
-        // The dataset file's segmenter options, each given on the command line taking its place.
-        dataset = read_imaged11_dataset(args.get("--imaged11"));
-        if (!args.has("--cut")) job.cut = dataset->cut.value_or(kImageD11Cut);
-        if (!args.has("--howmany") && dataset->howmany) job.howmany = dataset->howmany;
-        if (!args.has("--pixels-in-spot") && dataset->pixels_in_spot) job.pixels_in_spot = *dataset->pixels_in_spot;
-        if (!args.has("--mask") && !args.has("--use-mask") && !args.has("--no-mask") && !dataset->maskfile.empty())
-            job.mask_spec = dataset->maskfile;
-        if (!args.has("--dataset")) job.dataset = dataset->limapath;
-    }
-    if (segmenter_defaults) {  // ImageD11's SegmenterOptions, where nothing above said otherwise
-        if (!job.howmany) job.howmany = kImageD11Howmany;
-        if (args.has("--thresholds")) {
-            job.thresholds = parse_thresholds(args.get("--thresholds"));
-        } else {
-            std::vector<double> t;
-            for (std::size_t i = 0; i < kImageD11Thresholds; ++i) t.push_back(job.cut * std::ldexp(1.0, static_cast<int>(i)));
-            job.thresholds = t;
-        }
-        if (!args.has("--pixels-in-spot") && !(dataset && dataset->pixels_in_spot)) job.pixels_in_spot = kImageD11PixelsInSpot;
-    }
-    job.command_line = "bslz4 sparse";
-    for (const std::string& a : raw) job.command_line += " " + a;
-    // Before any file is read: the GPUs named must be there (every scan would fail otherwise).
-    if (args.has("--device")) job.devices = resolve_devices(devices, args.get("--device"));
-
-    if (imaged11) {
-        const CampaignPlan plan = plan_named_campaign(job, dataset->inputs(), dataset->outputs());
-        std::signal(SIGINT, on_signal);
-        std::signal(SIGTERM, on_signal);
-        return run_campaign(job, plan, shard, interrupted, stdout, stderr).exit_code();
-    }
-    if (campaign) {
         struct stat st {};
         if (stat(job.output.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
             throw UsageError("-o " + job.output +
                              " is a file: with several inputs, --list or --shard, -o names the folder "
                              "of the outputs");
-        const CampaignPlan plan =
-            plan_campaign(job, args.has("--list") ? read_input_list(args.get("--list")) : args.positional, job.output);
-        std::signal(SIGINT, on_signal);
-        std::signal(SIGTERM, on_signal);
-        return run_campaign(job, plan, shard, interrupted, stdout, stderr).exit_code();
+        plan = plan_campaign(job, args.has("--list") ? read_input_list(args.get("--list")) : args.positional, job.output);
     }
-    job.input = args.positional[0];
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    return run_campaign(job, plan, shard, interrupted, stdout, stderr).exit_code();
+}
+
+// One scan into one output file.
+int run_one_scan(SparseJob& job, const std::string& input) {
+    job.input = input;
     refuse_output_over_inputs(job);
     // what the output is matters more than that it exists
     if (const std::string refusal = output_over_files_read(job); !refusal.empty()) throw Error(ErrorCode::bad_argument, refusal);
@@ -378,6 +206,47 @@ int cmd_sparse(const Args& raw) {
         return 130;
     }
     return s.bad_frames ? 1 : 0;
+}
+#endif
+
+}  // namespace
+
+int cmd_sparse(const Args& raw) {
+#if !BSLZ4_HAVE_HDF5
+    if (!raw.empty() && (raw[0] == "--help" || raw[0] == "-h")) {
+        std::fputs(kHelp, stdout);
+        return 0;
+    }
+    throw Error(ErrorCode::bad_argument, "sparse: this build has no HDF5 (install libhdf5-dev and rebuild)");
+#else
+    const Arguments args = parse_arguments(
+        raw, {"--dataset", "-o", "--cut", "--mask", "--use-mask", "--matrix", "--acc", "--frames", "--device", "--list", "--shard",
+              "--readers", "--on-error", "--howmany", "--thresholds", "--pixels-in-spot", "--compression", "--imaged11",
+              "--peaks", "--wtmax", "--peak-threads",
+              "--preset"},
+        {"--no-mask", "--cpu", "--gpu", "--quiet", "--json", "--per-file", "--overwrite", "--resume"});
+    if (args.flags.count("help")) {
+        std::fputs(kHelp, stdout);
+        return 0;
+    }
+    const bool imaged11 = args.has("--imaged11");
+    const bool campaign = imaged11 || campaign_wanted(args);
+    check_usage(args, imaged11, campaign);
+    const DeviceList devices = parse_device_list(args.get("--device", "0"));
+    // Before any file is read, so that every shard of a job array refuses the same command.
+    const Shard shard = args.has("--shard") ? parse_shard(args.get("--shard")) : Shard{};
+    SparseJob job;
+    job.on_error = parse_on_error(args.get("--on-error", "stop"));
+    read_job_inputs(args, job);
+    const bool segmenter_defaults = imaged11 || args.has("--preset");
+    read_list_options(args, segmenter_defaults, job);
+    const std::optional<ImageD11Dataset> dataset = apply_segmenter_defaults(args, segmenter_defaults, job);
+    job.command_line = "bslz4 sparse";
+    for (const std::string& a : raw) job.command_line += " " + a;
+    // Before any file is read: the GPUs named must be there (every scan would fail otherwise).
+    if (args.has("--device")) job.devices = resolve_devices(devices, args.get("--device"));
+    if (campaign) return run_scans(job, args, dataset, shard);
+    return run_one_scan(job, args.positional[0]);
 #endif
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hdf5_file.hpp"
+#include "vds_source_file.hpp"  // resolve_source_file
 
 namespace bslz4::tool {
 
@@ -45,13 +46,5 @@ bool is_virtual(hid_t dataset);
 // ErrorCode::io, a mapping not taken bad_argument. The sources' chunks, pixel type and filter are
 // the caller's to check. The caller holds h5::Lock when other threads may call HDF5.
 VirtualFrames follow_virtual(hid_t vds, const std::string& what);
-
-// The file a mapping's source file name names, found as HDF5 finds it for a VDS: an absolute
-// name as it is, then (with an absolute name's last part) each folder of $HDF5_VDS_PREFIX
-// ("${ORIGIN}" the VDS file's folder), the dataset access's virtual prefix, the VDS file's folder,
-// the working folder, and the folder of the VDS file's name with links resolved. "" when none is
-// an HDF5 file; `tried` lists what was looked at.
-std::string resolve_source_file(const std::string& name, const std::string& vds_file, const std::string& access_prefix,
-                                std::vector<std::string>& tried);
 
 }  // namespace bslz4::tool

@@ -1,18 +1,12 @@
 #include "sparse/sparse_campaign.hpp"
 
-#include "hdf5/finished_output.hpp"
-
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
 #include <filesystem>
 #include <map>
-#include <memory>
-#include <new>
 #include <set>
 
 #include "bslz4/error.hpp"
@@ -40,19 +34,18 @@ bool same_file(const std::string& a, const std::string& b) {
     return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-// Errors from the job mostly start with the input's path already; the line names it once.
-std::string problem_of(const std::string& input, const std::string& what) {
+}  // namespace
+
+std::string scan_problem(const std::string& input, const std::string& what) {
     if (what.rfind(input + ":", 0) == 0) return trimmed(what.substr(input.size() + 1));
     return what;
 }
 
-std::string per_second(double frames, double seconds) {
+std::string frames_per_second(double frames, double seconds) {
     char text[64];
     std::snprintf(text, sizeof text, "%.0f frames/s", seconds > 0 ? frames / seconds : 0.0);
     return text;
 }
-
-}  // namespace
 
 std::vector<std::string> read_input_list(const std::string& list_file, const ListLimits& limits) {
     struct stat st {};
@@ -237,7 +230,7 @@ std::string scan_summary(const SparseSummary& s, const SparseJob& job) {
     char text[256];
     std::snprintf(text, sizeof text, "%zu frames, %zu pixels kept, %.2f GB decoded, %.2f s, ", s.frames, s.pixels,
                   s.decoded_bytes / 1e9, s.seconds);
-    std::string line = text + per_second(static_cast<double>(s.frames), s.seconds) + " on " + s.decoder;
+    std::string line = text + frames_per_second(static_cast<double>(s.frames), s.seconds) + " on " + s.decoder;
     if (job.pixels_in_spot > 1)
         line += "; " + std::to_string(s.pixels_not_in_spots) + " pixels not in spots of " + std::to_string(job.pixels_in_spot) +
                 " dropped";
@@ -299,174 +292,6 @@ void report_bad_frames(const SparseSummary& s, const std::string& output, std::F
     if (s.bad_frames > s.first_bad.size())
         std::fprintf(err, "bslz4: ... and %zu more bad frame%s, listed in %s's bad_frames\n", s.bad_frames - s.first_bad.size(),
                      s.bad_frames - s.first_bad.size() == 1 ? "" : "s", output.c_str());
-}
-
-CampaignReport run_campaign(const SparseJob& options, const CampaignPlan& plan, Shard shard,
-                            const std::atomic<bool>& stop, std::FILE* out, std::FILE* err) {
-    std::vector<std::size_t> mine;
-    for (std::size_t i = 0; i < plan.inputs.size(); ++i)
-        if (shard.takes(i)) mine.push_back(i);
-    const std::string which = shard.count > 1 ? "shard " + std::to_string(shard.index) + "/" +
-                                                    std::to_string(shard.count) + ": " + std::to_string(mine.size()) +
-                                                    " of the " + std::to_string(plan.inputs.size()) + " inputs"
-                                              : std::to_string(mine.size()) + " inputs";
-    // This shard's outputs only: other shards of the job array may have written theirs already.
-    if (!options.overwrite && !options.resume) {
-        std::vector<std::string> existing;
-        for (const std::size_t i : mine) {
-            struct stat st {};
-            if (lstat(plan.outputs[i].c_str(), &st) != 0) continue;
-            SparseJob job = options;
-            job.input = plan.inputs[i];
-            job.output = plan.outputs[i];
-            // what the output is matters more than that it exists
-            if (const std::string refusal = output_over_files_read(job); !refusal.empty()) throw UsageError(refusal);
-            existing.push_back(plan.outputs[i]);
-        }
-        if (!existing.empty())
-            throw UsageError(exists_without_overwrite(existing[0]) +
-                             (existing.size() > 1 ? " (and " + std::to_string(existing.size() - 1) + " more outputs of this " +
-                                                        (shard.count > 1 ? "shard" : "campaign") + " exist)"
-                                                  : std::string()));
-    }
-    // The outputs' folders (-o DIR, or each named output's: ImageD11's sparsefiles/); other
-    // shards may be making them too.
-    std::vector<std::string> folders;
-    if (!plan.dir.empty() && !mine.empty()) folders.push_back(plan.dir);
-    if (plan.dir.empty())
-        for (std::size_t i : mine) {
-            const std::string folder = std::filesystem::path(plan.outputs[i]).parent_path().string();
-            if (!folder.empty()) folders.push_back(folder);
-        }
-    for (const std::string& folder : folders) {
-        std::error_code ec;
-        std::filesystem::create_directories(folder, ec);
-        if (!std::filesystem::is_directory(folder))
-            throw Error(ErrorCode::io, (plan.dir.empty() ? folder : "-o " + folder) + ": cannot create the folder" +
-                                           (ec ? ": " + ec.message() : std::string()));
-    }
-
-    // One matrix for every scan: read here once (an Eiger 4M matrix file is 72 MB) rather than
-    // by each job. One that cannot be read is left to each job, whose input then fails with the
-    // error, as without a campaign.
-    SparseJob shared = options;
-    if (!shared.matrix_spec.empty() && !shared.matrix_read && mine.size() > 1) {
-        try {
-            shared.matrix_read = std::make_shared<const MatrixFile>(read_matrix_file(shared.matrix_spec));
-        } catch (const Error&) {
-        }
-    }
-    CampaignReport report;
-    std::size_t frames = 0, pixels = 0;
-    const auto start = std::chrono::steady_clock::now();
-    std::size_t next = 0;  // into mine
-    for (; next < mine.size() && !stop; ++next) {
-        SparseJob job = shared;
-        job.input = plan.inputs[mine[next]];
-        job.output = plan.outputs[mine[next]];
-        std::string problem;
-        SparseSummary s;
-        if (options.resume && !options.overwrite) {
-            struct stat st {};
-            try {
-                if (lstat(job.output.c_str(), &st) == 0) {
-                    if (const std::string refusal = output_over_files_read(job); !refusal.empty()) throw UsageError(refusal);
-                    const std::string why = unfinished_because(job.output, job.input, job.cut);
-                    if (why.empty()) {
-                        ++report.done_before;
-                        if (options.json)
-                            std::fprintf(out, "%s\n", JsonLine().add("kind", "scan").add("input", job.input)
-                                                          .add("output", job.output).add("status", "done_before").str().c_str());
-                        else if (!options.quiet)
-                            std::fprintf(out, "%s -> %s: done before (complete), not run again\n", job.input.c_str(),
-                                         job.output.c_str());
-                        std::fflush(out);
-                        continue;
-                    }
-                    problem = job.output + " exists but is not this scan's finished output (" + why +
-                              "): left as it is; give --overwrite to replace it";
-                }
-            } catch (const UsageError&) {
-                throw;
-            } catch (const std::exception& e) {
-                problem = job.output + " exists but cannot be read as an output (" + std::string(e.what()) +
-                          "): left as it is";
-            }
-        }
-        if (problem.empty()) try {
-            s = run_sparse_file(job, stop);
-        } catch (const std::bad_alloc&) {
-            problem = "out of memory";
-        } catch (const std::exception& e) {
-            problem = problem_of(job.input, e.what());
-        }
-        if (!problem.empty()) {
-            ++report.failed;
-            std::fprintf(err, "bslz4: %s: %s\n", job.input.c_str(), problem.c_str());
-            if (options.json)
-                std::fprintf(out, "%s\n", failed_scan_json(job, problem).str().c_str());
-            else
-                std::fprintf(out, "%s: FAILED: %s\n", job.input.c_str(), problem.c_str());
-            std::fflush(out);
-            continue;
-        }
-        frames += s.frames;
-        pixels += s.pixels;
-        if (s.interrupted) {
-            report_bad_frames(s, job.output, err);
-            if (options.json)
-                std::fprintf(out, "%s\n", scan_json(s, job).str().c_str());
-            else
-                std::fprintf(out, "%s -> %s: INTERRUPTED after %zu frames\n", job.input.c_str(), job.output.c_str(), s.frames);
-            std::fprintf(err, "bslz4: interrupted: %s\n", interrupted_note(s, job).c_str());
-            std::fprintf(err, "bslz4: not done: %s (interrupted)\n", job.input.c_str());
-            ++report.not_done;
-            ++next;
-            break;
-        }
-        ++report.done;
-        report.with_bad_frames += s.bad_frames > 0;
-        report_bad_frames(s, job.output, err);
-        if (options.json)
-            std::fprintf(out, "%s\n", scan_json(s, job).str().c_str());
-        else if (!options.quiet || s.bad_frames)
-            std::fprintf(out, "%s -> %s: %s%s%s\n", job.input.c_str(), job.output.c_str(), scan_summary(s, job).c_str(),
-                         s.bad_frames ? "; " : "", bad_frames_summary(s).c_str());
-        std::fflush(out);
-    }
-    for (; next < mine.size(); ++next) {
-        ++report.not_done;
-        std::fprintf(err, "bslz4: not done: %s (not started)\n", plan.inputs[mine[next]].c_str());
-        if (options.json)
-            std::fprintf(out, "%s\n",
-                         JsonLine()
-                             .add("kind", "scan")
-                             .add("input", plan.inputs[mine[next]])
-                             .add("output", plan.outputs[mine[next]])
-                             .add("status", "not_done")
-                             .str()
-                             .c_str());
-    }
-    report.interrupted = report.not_done > 0;  // a stop after the last file's last batch loses nothing
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (options.json) {
-        JsonLine j;
-        j.add("kind", "total").add("shard", std::to_string(shard.index) + "/" + std::to_string(shard.count));
-        j.add("inputs", mine.size()).add("done", report.done).add("failed", report.failed).add("not_done", report.not_done);
-        j.add("done_before", report.done_before);
-        j.add("with_bad_frames", report.with_bad_frames).add("frames", frames).add("pixels", pixels).add("seconds", seconds);
-        j.add("frames_per_s", seconds > 0 ? frames / seconds : 0.0).add("exit_code", static_cast<std::size_t>(report.exit_code()));
-        std::fprintf(out, "%s\n", j.str().c_str());
-    } else if (!options.quiet || report.exit_code() != 0) {
-        std::fprintf(out,
-                     "total (%s): %zu done%s, %zu failed, %zu not done, %zu with bad frames; %zu frames, %zu pixels kept, %.2f s, %s\n",
-                     which.c_str(), report.done,
-                     options.resume ? (" (" + std::to_string(report.done_before) + " before)").c_str() : "", report.failed,
-                     report.not_done, report.with_bad_frames, frames, pixels, seconds,
-                     per_second(static_cast<double>(frames), seconds).c_str());
-    }
-    std::fflush(out);
-    return report;
 }
 
 }  // namespace bslz4::tool

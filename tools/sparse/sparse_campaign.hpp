@@ -54,6 +54,12 @@ CampaignPlan plan_campaign(const SparseJob& options, const std::vector<std::stri
 CampaignPlan plan_named_campaign(const SparseJob& options, const std::vector<std::string>& inputs,
                                  const std::vector<std::string>& outputs);
 
+// A scan's error for its FAILED line: the job's errors mostly start with the input's path
+// already, so the line names it once.
+std::string scan_problem(const std::string& input, const std::string& what);
+// "1600 frames/s" (0 for no time).
+std::string frames_per_second(double frames, double seconds);
+
 // run_sparse_job; its error also says what became of the output (left unchanged, not written).
 SparseSummary run_sparse_file(const SparseJob& job, const std::atomic<bool>& stop);
 
