@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +16,8 @@
 #include "bslz4/encode.hpp"
 #include "bench/bench_devices.hpp"
 #include "bench/bench_e2e.hpp"
+#include "bench/bench_gpu.hpp"
+#include "bench/bench_measure.hpp"
 #include "synthetic/synthetic_eiger.hpp"
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
@@ -65,191 +66,10 @@ constexpr const char* kHelp =
     "  --scan-frames F frames in that scan (default with a GPU: as many as make 2.2 GB, the size of a\n"
     "                  2,000-frame dense scan, at least 1,000; without: 100; removed after)\n";
 
-using Clock = std::chrono::steady_clock;
-
-struct Rate {
-    double frames_per_s, gb_per_s, pixels_per_frame;
-};
-
-// Repeats step() (which decodes `per_step` frames) until `seconds` have passed.
-template <class Step>
-Rate measure(double seconds, std::size_t per_step, std::size_t frame_bytes, Step&& step) {
-    step();  // warm-up: buffers, pages, thread start
-    std::size_t frames = 0, pixels = 0;
-    const auto t0 = Clock::now();
-    double elapsed = 0;
-    do {
-        pixels += step();
-        frames += per_step;
-        elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-    } while (elapsed < seconds);
-    return {frames / elapsed, frames * static_cast<double>(frame_bytes) / elapsed / 1e9,
-            static_cast<double>(pixels) / frames};
-}
-
-std::size_t total_pixels(const SparseBatch& b) {
-    std::size_t px = 0;
-    for (std::size_t f = 0; f < b.nframes; ++f) px += b.npixels[f];
-    return px;
-}
-
 void print_rate(const char* what, const Rate& r, unsigned threads) {
     std::printf("%-28s %9.1f frames/s  %7.2f GB/s decoded  %6.2f GB/s per core  (%.0f pixels/frame)\n", what,
                 r.frames_per_s, r.gb_per_s, r.gb_per_s / threads, r.pixels_per_frame);
 }
-// A powder the bench measures: its matrix, and the CPU's rate with it on all cores.
-struct PowderCase {
-    std::size_t bins, azim;
-    IntegrationMatrix matrix;
-    Rate cpu;
-
-    std::string name() const {
-        return azim > 1 ? std::to_string(bins) + " x " + std::to_string(azim) + " bins" : std::to_string(bins) + " bins";
-    }
-};
-constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
-// The top-pixel figures' howmany: under a dense Eiger 4M frame's pixels above cut 10 (about
-// 7,700), so every frame is cut down.
-constexpr std::size_t kBenchHowmany = 1000;
-
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// frames/s of (a) chunks on the device, (b) from pinned, (c) from pageable host memory.
-struct GpuFigures {
-    double a = kNotMeasured, b = kNotMeasured, c = kNotMeasured;
-};
-
-GpuFigures bench_gpu(const EigerStack& stack, const std::vector<PowderCase>& powders, double cut, double seconds, int device,
-                     const Rate& cpu_all) {
-#if BSLZ4_HAVE_CUDA
-    if (!cuda::available()) {
-        std::printf("\ngpu: not measured: %s\n", cuda::unavailable_reason().c_str());
-        return {};
-    }
-    const cuda::DeviceInfo info = cuda::device_info(device);
-    std::printf("\ngpu %d: %s, sm_%d, %d SMs, %.0f MB L2, %.1f GB, driver %d.%d; kernels for %s\n", device,
-                info.name.c_str(), info.sm, info.multiprocessors, info.l2_bytes / 1e6, info.memory_bytes / 1e9,
-                info.driver_version / 1000, info.driver_version % 1000 / 10, cuda::built_architectures());
-    constexpr std::size_t kCopyBytes = std::size_t{1} << 30;
-    const double d2d = cuda::copy_bandwidth(cuda::Copy::device_to_device, kCopyBytes, device);
-    const double h2d_pageable = cuda::copy_bandwidth(cuda::Copy::pageable_to_device, kCopyBytes, device);
-    // Where the driver will not pin, there is no pinned ceiling: the ratios to it say so, rather
-    // than measure against the pageable rate under the pinned name.
-    double h2d_pinned = 0;
-    std::string pinned_text;
-    try {
-        h2d_pinned = cuda::copy_bandwidth(cuda::Copy::pinned_to_device, kCopyBytes, device);
-        char text[64];
-        std::snprintf(text, sizeof text, "%.1f GB/s pinned", h2d_pinned);
-        pinned_text = text;
-    } catch (const Error& e) {
-        if (e.code() != ErrorCode::out_of_memory) throw;
-        pinned_text = "pinned: none (the driver refused to pin)";
-    }
-    std::printf("ceilings: device-to-device copy %.1f GB/s (read + write), host-to-device %s, %.1f GB/s pageable\n", d2d,
-                pinned_text.c_str(), h2d_pageable);
-    // The way results come back (powders, lists): what a call's copies to the caller compare with.
-    const double d2h_pageable = cuda::copy_bandwidth(cuda::Copy::device_to_pageable, kCopyBytes, device);
-    std::string d2h_pinned_text = "pinned: none";
-    try {
-        char text[64];
-        std::snprintf(text, sizeof text, "%.1f GB/s pinned",
-                      cuda::copy_bandwidth(cuda::Copy::device_to_pinned, kCopyBytes, device));
-        d2h_pinned_text = text;
-    } catch (const Error& e) {
-        if (e.code() != ErrorCode::out_of_memory) throw;
-    }
-    std::printf("          device-to-host %s, %.1f GB/s pageable\n", d2h_pinned_text.c_str(), d2h_pageable);
-    const auto of_pinned = [h2d_pinned](double gb_per_s) {
-        char text[64];
-        if (h2d_pinned > 0) std::snprintf(text, sizeof text, "%.2f x pinned host-to-device", gb_per_s / h2d_pinned);
-        else std::snprintf(text, sizeof text, "(no pinned host-to-device rate)");
-        return std::string(text);
-    };
-
-    cuda::Chunk2Sparse gpu(stack.mask, stack.ni, stack.nj, stack.type, {0, 0, cuda::Unblock::gpu, device, Codec::lz4});
-    std::printf("batch %u, group %u, cap %zu pixels a frame\n\n", gpu.batch(), gpu.group(), gpu.cap());
-    const double frame_gb = stack.frame_bytes() / 1e9;
-    const double chunk_gb = static_cast<double>(stack.compressed_bytes()) / stack.chunks.size() / 1e9;
-
-    // (a) kernels only
-    const auto group = stack.views(gpu.group());
-    unsigned repeats = 2;
-    double t = gpu.time_on_device(group, cut, repeats);
-    repeats = static_cast<unsigned>(std::max(2.0, seconds / (t / repeats)));
-    t = gpu.time_on_device(group, cut, repeats);
-    const double fa = group.size() * repeats / t;
-    std::printf("%-34s %9.0f frames/s  %7.1f GB/s decoded  = %.2f x the device copy bandwidth\n",
-                "gpu (a) chunks on the device", fa, fa * frame_gb, fa * frame_gb / d2d);
-
-    // (b) from pinned memory, (c) from pageable memory: whole calls of multi / from_buffer.
-    const std::size_t nframes = 4 * gpu.group();  // several groups a call: uploads overlap kernels
-    const auto views = stack.views(nframes);
-    const PinnedChunks pinned = pin_chunks(views, device);
-    const Rate rb = measure(seconds, nframes, stack.frame_bytes(), [&] {
-        return total_pixels(gpu.from_buffer(pinned.base(), pinned.offsets, pinned.lengths, cut));
-    });
-    std::printf("%-34s %9.0f frames/s  %7.1f GB/s decoded  %5.1f GB/s compressed = %s\n",
-                pinned.memory.pinned() ? "gpu (b) from pinned host memory" : "gpu (b) from_buffer (pinning refused)",
-                rb.frames_per_s, rb.gb_per_s, rb.frames_per_s * chunk_gb, of_pinned(rb.frames_per_s * chunk_gb).c_str());
-    const Rate rc = measure(seconds, nframes, stack.frame_bytes(), [&] {
-        return total_pixels(gpu.multi(views, cut));
-    });
-    // (c) is measured against the pinned upload, as (b) is: the staging copy is there to hide the
-    // pageable one, which is what a plain cuMemcpy of the caller's memory would give.
-    std::printf("%-34s %9.0f frames/s  %7.1f GB/s decoded  %5.1f GB/s compressed = %s, %.1f x pageable\n",
-                "gpu (c) from pageable host memory", rc.frames_per_s, rc.gb_per_s, rc.frames_per_s * chunk_gb,
-                of_pinned(rc.frames_per_s * chunk_gb).c_str(), rc.frames_per_s * chunk_gb / h2d_pageable);
-    std::printf("\ngpu vs cpu (all cores): (a) %.1f x, (b) %.1f x, (c) %.1f x\n", fa / cpu_all.frames_per_s,
-                rb.frames_per_s / cpu_all.frames_per_s, rc.frames_per_s / cpu_all.frames_per_s);
-
-    // Sparse lists and powders together (Chunk2SparseCSC, f64), for each matrix.
-    for (const PowderCase& p : powders) {
-        cuda::Chunk2SparseCSC csc(stack.mask, stack.ni, stack.nj, stack.type, p.matrix, Accumulator::f64,
-                                  {0, 0, cuda::Unblock::gpu, device, Codec::lz4});
-        double ti = csc.time_on_device(group, cut, 2);
-        const unsigned ri = static_cast<unsigned>(std::max(2.0, seconds / (ti / 2)));
-        ti = csc.time_on_device(group, cut, ri);
-        const double fi = group.size() * ri / ti;
-        const Rate rbi = measure(seconds, nframes, stack.frame_bytes(), [&] {
-            return total_pixels(csc.from_buffer(pinned.base(), pinned.offsets, pinned.lengths, cut).sparse);
-        });
-        std::printf("\nsparse + powder (%s, %zu weights, f64):\n", p.name().c_str(), p.matrix.nnz());
-        std::printf("%-34s %9.0f frames/s  = %.2f x without\n", "gpu (a) chunks on the device", fi, fi / fa);
-        std::printf("%-34s %9.0f frames/s  = %.2f x without\n", "gpu (b) from pinned host memory", rbi.frames_per_s,
-                    rbi.frames_per_s / rb.frames_per_s);
-        std::printf("%-34s %9.0f frames/s   gpu (a) = %.1f x\n", "cpu (all cores)", p.cpu.frames_per_s, fi / p.cpu.frames_per_s);
-    }
-
-    // Top pixels: at most kBenchHowmany pixels a frame (default thresholds), chosen on the device.
-    cuda::Chunk2Sparse top(stack.mask, stack.ni, stack.nj, stack.type, {0, 0, cuda::Unblock::gpu, device, Codec::lz4});
-    top.set_top_pixels(kBenchHowmany);
-    double tt = top.time_on_device(group, cut, 2);
-    const unsigned rt = static_cast<unsigned>(std::max(2.0, seconds / (tt / 2)));
-    tt = top.time_on_device(group, cut, rt);
-    const double ft = group.size() * rt / tt;
-    const Rate rbt = measure(seconds, nframes, stack.frame_bytes(), [&] {
-        return total_pixels(top.from_buffer(pinned.base(), pinned.offsets, pinned.lengths, cut));
-    });
-    Chunk2Sparse cpu_top(stack.mask, stack.ni, stack.nj, stack.type);
-    cpu_top.set_top_pixels(kBenchHowmany);
-    const auto cpu_views = stack.views(4 * cpu_top.threads());
-    const Rate rct = measure(seconds, cpu_views.size(), stack.frame_bytes(), [&] {
-        return total_pixels(cpu_top.multi(cpu_views, cut));
-    });
-    std::printf("\ntop pixels (howmany %zu, thresholds max(cut, 1) * 2**i):\n", kBenchHowmany);
-    std::printf("%-34s %9.0f frames/s  = %.2f x without\n", "gpu (a) chunks on the device", ft, ft / fa);
-    std::printf("%-34s %9.0f frames/s  = %.2f x without\n", "gpu (b) from pinned host memory", rbt.frames_per_s,
-                rbt.frames_per_s / rb.frames_per_s);
-    std::printf("%-34s %9.0f frames/s   gpu (a) = %.1f x\n", "cpu (all cores)", rct.frames_per_s, ft / rct.frames_per_s);
-    return {fa, rb.frames_per_s, rc.frames_per_s};
-#else
-    (void)stack, (void)powders, (void)cut, (void)seconds, (void)device, (void)cpu_all;
-    std::printf("\ngpu: not measured: this build has no GPU runtime (no nvcc at build time)\n");
-    return {};
-#endif
-}
-
 // The stack's frames encoded with bitshuffle + zstd (level 3), on all cores.
 EigerStack zstd_stack(const EigerStack& lz4) {
     EigerStack out = lz4;
