@@ -18,6 +18,7 @@
 
 #include "bslz4/chunk2sparse.hpp"
 #include "bslz4/error.hpp"
+#include "bench/bench_measure.hpp"
 
 #if BSLZ4_HAVE_HDF5
 #include <atomic>
@@ -34,11 +35,6 @@
 namespace bslz4::tool {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
-
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // 200 calls give a 99th percentile that is more than the slowest call; fewer are made only when
 // the calls are so slow that 200 would outlast the time asked for (at least 20 even then).
@@ -181,57 +177,12 @@ void print_peak_jobs(const JobRun& plain, const std::string& scan, const std::st
         std::filesystem::remove(dir + "/sparse-peaks.h5");
     }
 }
-#endif
 
-}  // namespace
-
-EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions& o) {
-    EndToEndFigures fig{kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured,
-                        kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured};
-    std::printf("\nend to end: %s, cut %g\n", stack.describe().c_str(), o.cut);
-
-    // The latency objects live through the jobs below, so the GPU's primary context stays made
-    // (as in a program that decodes many scans) and the jobs' times are not its start-up.
-    auto t0 = Clock::now();
-    std::printf("one frame, host memory to lists on the host (operator() on one chunk, pageable memory; after one call of "
-                "each distinct frame):\n");
-    Chunk2Sparse cpu(stack.mask, stack.ni, stack.nj, stack.type);
-    const Latency lc = time_one_frame(stack, o.seconds, [&](ByteView c) { return cpu(c, o.cut).npixels; });
-    print_latency("cpu (Chunk2Sparse)", lc);
-    fig.cpu_latency_median_us = lc.median_us;
-    fig.cpu_latency_p99_us = lc.p99_us;
-    bool gpu_present = false;
-#if BSLZ4_HAVE_CUDA
-    std::unique_ptr<cuda::Chunk2Sparse> gpu;
-    if (o.gpu && cuda::available()) {
-        // The first object on a device also makes the device's context: the part of a
-        // `bslz4 sparse` process's fixed cost that the jobs below (run in this process) do not pay.
-        const cuda::Chunk2SparseOptions on{0, 0, cuda::Unblock::gpu, o.devices[0], Codec::lz4};
-        auto made = Clock::now();
-        gpu = std::make_unique<cuda::Chunk2Sparse>(stack.mask, stack.ni, stack.nj, stack.type, on);
-        const double first_object = since(made);
-        made = Clock::now();
-        { cuda::Chunk2Sparse second(stack.mask, stack.ni, stack.nj, stack.type, on); }
-        std::printf("  %-44s %.3f s (context, kernels, buffers); a second one %.3f s\n",
-                    ("first GPU object on GPU " + std::to_string(o.devices[0]) + " in the process").c_str(), first_object,
-                    since(made));
-        const Latency lg = time_one_frame(stack, o.seconds, [&](ByteView c) { return (*gpu)(c, o.cut).npixels; });
-        print_latency("gpu (cuda::Chunk2Sparse)", lg);
-        fig.gpu_latency_median_us = lg.median_us;
-        fig.gpu_latency_p99_us = lg.p99_us;
-        gpu_present = true;
-    } else {
-        std::printf("  gpu: skipped: %s\n", o.gpu ? cuda::unavailable_reason().c_str() : "--cpu");
-    }
-#else
-    std::printf("  gpu: skipped: this build has no GPU runtime\n");
-#endif
-    std::printf("  [latency: %.1f s]\n", since(t0));
-
-#if BSLZ4_HAVE_HDF5
-    t0 = Clock::now();
-    const ScratchDirectory dir;
-    const std::string scan = dir.path() + "/scan.h5";
+// The scan the jobs read, written to a scratch folder, and the file's page-cached read rate
+// (fig.read_frames_per_s), which every job is compared with.
+std::string write_bench_scan(const EigerStack& stack, const EndToEndOptions& o, const std::string& dir, EndToEndFigures& fig) {
+    const auto t0 = Clock::now();
+    const std::string scan = dir + "/scan.h5";
     std::vector<std::uint8_t> nexus(stack.mask.size());
     for (std::size_t i = 0; i < nexus.size(); ++i) nexus[i] = stack.mask[i] ? 0 : 1;
     const double chunk_bytes = static_cast<double>(stack.compressed_bytes()) / stack.chunks.size();
@@ -242,60 +193,75 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
     std::printf("a scan of %zu frames%s written to %s in %.1f s: %.0f MB (%.3f MB a frame and a %.1f MB pixel_mask)\n",
                 scan_frames, o.scan_frames ? "" : " (as many as make 2.2 GB, at least 1,000; --scan-frames to choose)", scan.c_str(),
                 since(t0), file_bytes / 1e6, chunk_bytes / 1e6, stack.mask.size() / 1e6);
-
     const double first = read_whole_file(scan), second = read_whole_file(scan);
     fig.read_frames_per_s = scan_frames / second;
     std::printf("  %-44s %9.0f frames/s  %6.2f GB/s  (the second of two whole reads, 16 MB each: the page-cached "
                 "rate; the first %.2f GB/s)\n",
                 "reading the file", fig.read_frames_per_s, file_bytes / second / 1e9, file_bytes / first / 1e9);
+    return scan;
+}
 
-    JobRun g{};
-    // The job's default against the other choices (see SparseJob).
-    const auto ordinary = [](SparseJob& j) { j.pinned_ring = false; };
-    if (gpu_present) {
+// The job's default against the other choices (see SparseJob).
+void ordinary_ring(SparseJob& j) { j.pinned_ring = false; }
+
+// The GPU job on the first GPU: as users run it, then with the other choices, with peaks, and
+// with each powder (pyFAI-like matrices, default 2,000 rings and 1,500 rings x 72 sectors:
+// integrate1d and integrate2d, read from a matrix file as a user's job reads one).
+JobRun gpu_jobs(const EigerStack& stack, const EndToEndOptions& o, const std::string& scan, const std::string& dir,
+                EndToEndFigures& fig) {
 #if BSLZ4_HAVE_CUDA
-        // What pinning costs here (the job's ring is pinned).
-        constexpr std::size_t kPinBytes = std::size_t{256} << 20;
-        const auto p0 = Clock::now();
-        { cuda::PinnedHostMemory pinned(kPinBytes, o.devices[0]); }
-        std::printf("  %-44s %9.2f GB/s  (%zu MB made and freed)\n", "pinning host memory", kPinBytes / since(p0) / 1e9,
-                    kPinBytes >> 20);
+    // What pinning costs here (the job's ring is pinned).
+    constexpr std::size_t kPinBytes = std::size_t{256} << 20;
+    const auto p0 = Clock::now();
+    { cuda::PinnedHostMemory pinned(kPinBytes, o.devices[0]); }
+    std::printf("  %-44s %9.2f GB/s  (%zu MB made and freed)\n", "pinning host memory", kPinBytes / since(p0) / 1e9,
+                kPinBytes >> 20);
 #endif
-        g = run_job(scan, dir.path() + "/sparse-gpu.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]});
-        print_job(g, fig.read_frames_per_s);
-        fig.gpu_job_frames_per_s = g.summary.frames / g.wall_s;
-        fig.gpu_job_steady_frames_per_s = g.summary.steady_frames_per_s();
-        print_job(run_job(scan, dir.path() + "/sparse-gpu-ordinary.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]}, ordinary),
-                  fig.read_frames_per_s, ", ring in ordinary memory");
-        print_job(run_job(scan, dir.path() + "/sparse-gpu-one.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]},
-                          [](SparseJob& j) { j.objects_per_gpu = 1; }),
-                  fig.read_frames_per_s, ", one object a GPU");
-        print_peak_jobs(g, scan, dir.path(), o.cut, SparseJob::Where::gpu, {o.devices[0]}, fig.read_frames_per_s);
-        // With powders: pyFAI-like matrices (default 2,000 rings, and 1,500 rings x 72 sectors:
-        // integrate1d and integrate2d), read from a matrix file as a user's job reads one.
-        for (const auto& [bins, azim] : o.powders) {
-            const std::string matrix_file = dir.path() + "/matrix-" + std::to_string(bins) + "x" + std::to_string(azim) + ".h5";
-            const auto m0 = Clock::now();
-            write_matrix(matrix_file, "/matrix", radial_matrix(stack.ni, stack.nj, bins, azim));
-            const double made = since(m0);
-            const std::string note = azim > 1 ? ", --matrix " + std::to_string(bins) + " x " + std::to_string(azim)
-                                              : ", --matrix " + std::to_string(bins) + " bins";
-            const JobRun r = run_job(scan, dir.path() + "/sparse-gpu-matrix.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]},
-                                     [&](SparseJob& j) { j.matrix_spec = matrix_file + ":/matrix"; });
-            print_job(r, fig.read_frames_per_s, note.c_str());
-            std::printf("  %-44s (its matrix file made and written in %.2f s, not in the job's time)\n", "", made);
-            std::filesystem::remove(dir.path() + "/sparse-gpu-matrix.h5");
-        }
+    const JobRun g = run_job(scan, dir + "/sparse-gpu.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]});
+    print_job(g, fig.read_frames_per_s);
+    fig.gpu_job_frames_per_s = g.summary.frames / g.wall_s;
+    fig.gpu_job_steady_frames_per_s = g.summary.steady_frames_per_s();
+    print_job(run_job(scan, dir + "/sparse-gpu-ordinary.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]}, ordinary_ring),
+              fig.read_frames_per_s, ", ring in ordinary memory");
+    print_job(run_job(scan, dir + "/sparse-gpu-one.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]},
+                      [](SparseJob& j) { j.objects_per_gpu = 1; }),
+              fig.read_frames_per_s, ", one object a GPU");
+    print_peak_jobs(g, scan, dir, o.cut, SparseJob::Where::gpu, {o.devices[0]}, fig.read_frames_per_s);
+    for (const auto& [bins, azim] : o.powders) {
+        const std::string matrix_file = dir + "/matrix-" + std::to_string(bins) + "x" + std::to_string(azim) + ".h5";
+        const auto m0 = Clock::now();
+        write_matrix(matrix_file, "/matrix", radial_matrix(stack.ni, stack.nj, bins, azim));
+        const double made = since(m0);
+        const std::string note = azim > 1 ? ", --matrix " + std::to_string(bins) + " x " + std::to_string(azim)
+                                          : ", --matrix " + std::to_string(bins) + " bins";
+        const JobRun r = run_job(scan, dir + "/sparse-gpu-matrix.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]},
+                                 [&](SparseJob& j) { j.matrix_spec = matrix_file + ":/matrix"; });
+        print_job(r, fig.read_frames_per_s, note.c_str());
+        std::printf("  %-44s (its matrix file made and written in %.2f s, not in the job's time)\n", "", made);
+        std::filesystem::remove(dir + "/sparse-gpu-matrix.h5");
     }
-    JobRun all{};
-    if (gpu_present && o.devices.size() > 1) {
-        all = run_job(scan, dir.path() + "/sparse-gpus.h5", o.cut, SparseJob::Where::gpu, o.devices);
-        print_job(all, fig.read_frames_per_s);
-        fig.gpus_job_frames_per_s = all.summary.frames / all.wall_s;
-        fig.gpus_job_steady_frames_per_s = all.summary.steady_frames_per_s();
-        print_job(run_job(scan, dir.path() + "/sparse-gpus-ordinary.h5", o.cut, SparseJob::Where::gpu, o.devices, ordinary),
-                  fig.read_frames_per_s, ", ring in ordinary memory");
-    }
+    return g;
+}
+
+// The job on every GPU given (--device list).
+JobRun all_gpus_job(const EndToEndOptions& o, const std::string& scan, const std::string& dir, EndToEndFigures& fig) {
+    const JobRun all = run_job(scan, dir + "/sparse-gpus.h5", o.cut, SparseJob::Where::gpu, o.devices);
+    print_job(all, fig.read_frames_per_s);
+    fig.gpus_job_frames_per_s = all.summary.frames / all.wall_s;
+    fig.gpus_job_steady_frames_per_s = all.summary.steady_frames_per_s();
+    print_job(run_job(scan, dir + "/sparse-gpus-ordinary.h5", o.cut, SparseJob::Where::gpu, o.devices, ordinary_ring),
+              fig.read_frames_per_s, ", ring in ordinary memory");
+    return all;
+}
+
+// The scan, its read rate and the jobs on it: the GPU's (when there is one) and the CPU's,
+// whose lists must be the same.
+void bench_jobs(const EigerStack& stack, const EndToEndOptions& o, bool gpu_present, EndToEndFigures& fig) {
+    const auto t0 = Clock::now();
+    const ScratchDirectory dir;
+    const std::string scan = write_bench_scan(stack, o, dir.path(), fig);
+    const JobRun g = gpu_present ? gpu_jobs(stack, o, scan, dir.path(), fig) : JobRun{};
+    const JobRun all = gpu_present && o.devices.size() > 1 ? all_gpus_job(o, scan, dir.path(), fig) : JobRun{};
     const JobRun c = run_job(scan, dir.path() + "/sparse-cpu.h5", o.cut, SparseJob::Where::cpu, {});
     print_job(c, fig.read_frames_per_s);
     print_peak_jobs(c, scan, dir.path(), o.cut, SparseJob::Where::cpu, {}, fig.read_frames_per_s);
@@ -318,8 +284,69 @@ EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions&
                     o.gpu ? "no GPU" : "--cpu", fig.cpu_job_frames_per_s / fig.read_frames_per_s);
     }
     std::printf("  [scan, read and jobs: %.1f s]\n", since(t0));
+}
+#endif
+
+// A GPU object kept through the jobs: the GPU's primary context stays made (as in a program that
+// decodes many scans), so the jobs' times are not its start-up.
+struct HeldGpu {
+#if BSLZ4_HAVE_CUDA
+    std::unique_ptr<cuda::Chunk2Sparse> object;
+#endif
+    bool present = false;
+};
+
+// One frame's latency from host memory to lists on the host, on the CPU and on the first GPU.
+HeldGpu bench_latency(const EigerStack& stack, const EndToEndOptions& o, EndToEndFigures& fig) {
+    const auto t0 = Clock::now();
+    std::printf("one frame, host memory to lists on the host (operator() on one chunk, pageable memory; after one call of "
+                "each distinct frame):\n");
+    Chunk2Sparse cpu(stack.mask, stack.ni, stack.nj, stack.type);
+    const Latency lc = time_one_frame(stack, o.seconds, [&](ByteView c) { return cpu(c, o.cut).npixels; });
+    print_latency("cpu (Chunk2Sparse)", lc);
+    fig.cpu_latency_median_us = lc.median_us;
+    fig.cpu_latency_p99_us = lc.p99_us;
+    HeldGpu held;
+#if BSLZ4_HAVE_CUDA
+    if (o.gpu && cuda::available()) {
+        // The first object on a device also makes the device's context: the part of a
+        // `bslz4 sparse` process's fixed cost that the jobs below (run in this process) do not pay.
+        const cuda::Chunk2SparseOptions on{0, 0, cuda::Unblock::gpu, o.devices[0], Codec::lz4};
+        auto made = Clock::now();
+        held.object = std::make_unique<cuda::Chunk2Sparse>(stack.mask, stack.ni, stack.nj, stack.type, on);
+        const double first_object = since(made);
+        made = Clock::now();
+        { cuda::Chunk2Sparse second(stack.mask, stack.ni, stack.nj, stack.type, on); }
+        std::printf("  %-44s %.3f s (context, kernels, buffers); a second one %.3f s\n",
+                    ("first GPU object on GPU " + std::to_string(o.devices[0]) + " in the process").c_str(), first_object,
+                    since(made));
+        cuda::Chunk2Sparse& gpu = *held.object;
+        const Latency lg = time_one_frame(stack, o.seconds, [&](ByteView c) { return gpu(c, o.cut).npixels; });
+        print_latency("gpu (cuda::Chunk2Sparse)", lg);
+        fig.gpu_latency_median_us = lg.median_us;
+        fig.gpu_latency_p99_us = lg.p99_us;
+        held.present = true;
+    } else {
+        std::printf("  gpu: skipped: %s\n", o.gpu ? cuda::unavailable_reason().c_str() : "--cpu");
+    }
 #else
-    (void)gpu_present;
+    std::printf("  gpu: skipped: this build has no GPU runtime\n");
+#endif
+    std::printf("  [latency: %.1f s]\n", since(t0));
+    return held;
+}
+
+}  // namespace
+
+EndToEndFigures bench_end_to_end(const EigerStack& stack, const EndToEndOptions& o) {
+    EndToEndFigures fig{kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured,
+                        kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured};
+    std::printf("\nend to end: %s, cut %g\n", stack.describe().c_str(), o.cut);
+    const HeldGpu gpu = bench_latency(stack, o, fig);
+#if BSLZ4_HAVE_HDF5
+    bench_jobs(stack, o, gpu.present, fig);
+#else
+    (void)gpu;
     std::printf("the scan, its read rate and the jobs: skipped: this build has no HDF5\n");
 #endif
     return fig;
