@@ -19,6 +19,8 @@
 #include "bslz4/encode.hpp"
 #include "bslz4/error.hpp"
 #include "sparse/run_on_threads.hpp"
+#include "hdf5_writing.hpp"
+#include "list_series.hpp"
 #include "scan_input.hpp"
 
 namespace bslz4::tool {
@@ -45,101 +47,6 @@ hid_t acc_type(Accumulator a) {
     return a == Accumulator::f32 ? H5T_NATIVE_FLOAT : a == Accumulator::i64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
 }
 
-// Writes attribute `name`: a scalar, or `count` values. One already there with as many values
-// is written over in place (the counts are rewritten after every batch), else replaced.
-void attribute(hid_t loc, const char* name, hid_t type, const void* value, const hsize_t* count = nullptr) {
-    const std::string what = std::string("cannot write attribute ") + name;
-    if (H5Aexists(loc, name) > 0) {
-        h5::Handle a(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, what);
-        h5::Handle space(H5Aget_space(a.get()), H5Sclose, what);
-        if (H5Sget_simple_extent_npoints(space.get()) == static_cast<hssize_t>(count ? *count : 1)) {
-            if (H5Awrite(a.get(), type, value) < 0) throw h5::failure(what);
-            return;
-        }
-        a = h5::Handle();
-        if (H5Adelete(loc, name) < 0) throw h5::failure(what);
-    }
-    h5::Handle space(count ? H5Screate_simple(1, count, nullptr) : H5Screate(H5S_SCALAR), H5Sclose, "attribute space");
-    h5::Handle a(H5Acreate2(loc, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, what);
-    if (H5Awrite(a.get(), type, value) < 0) throw h5::failure(what);
-}
-void attribute(hid_t loc, const char* name, std::int64_t v) { attribute(loc, name, H5T_NATIVE_INT64, &v); }
-void attribute(hid_t loc, const char* name, double v) { attribute(loc, name, H5T_NATIVE_DOUBLE, &v); }
-
-// Variable-length UTF-8, as h5py writes a Python str (and as ImageD11's segmenter's itype is).
-h5::Handle text_type(const char* what) {
-    h5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose, what);
-    if (H5Tset_size(type.get(), H5T_VARIABLE) < 0 || H5Tset_cset(type.get(), H5T_CSET_UTF8) < 0)
-        throw h5::failure(std::string(what) + ": cannot make the string type");
-    return type;
-}
-void attribute(hid_t loc, const char* name, const std::string& v) {
-    const char* text = v.c_str();
-    attribute(loc, name, text_type(name).get(), &text);
-}
-void attribute(hid_t loc, const char* name, const std::vector<std::string>& v) {
-    std::vector<const char*> texts;
-    for (const std::string& s : v) texts.push_back(s.c_str());
-    const hsize_t n = texts.size();
-    attribute(loc, name, text_type(name).get(), texts.data(), &n);
-}
-
-// An extendible dataset of rows, each of shape `row` ({} for a value a row), chunked
-// `chunk_rows` rows at a time.
-h5::Handle series(hid_t group, const char* name, hid_t type, const std::vector<hsize_t>& row, std::size_t chunk_rows,
-                  hid_t plist = H5P_DEFAULT) {
-    const int rank = static_cast<int>(row.size()) + 1;
-    std::vector<hsize_t> dims{0}, maxdims{H5S_UNLIMITED}, chunk{chunk_rows};
-    dims.insert(dims.end(), row.begin(), row.end());
-    maxdims.insert(maxdims.end(), row.begin(), row.end());
-    chunk.insert(chunk.end(), row.begin(), row.end());
-    h5::Handle space(H5Screate_simple(rank, dims.data(), maxdims.data()), H5Sclose, "dataspace");
-    h5::Handle own;
-    if (plist == H5P_DEFAULT) {
-        own = h5::Handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "properties");
-        plist = own.get();
-    }
-    if (H5Pset_chunk(plist, rank, chunk.data()) < 0) throw h5::failure(std::string("cannot chunk dataset ") + name);
-    return h5::Handle(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, plist, H5P_DEFAULT), H5Dclose,
-                      std::string("cannot create dataset ") + name);
-}
-// One of `cols` columns (1-D when cols == 0).
-h5::Handle series(hid_t group, const char* name, hid_t type, std::size_t cols, std::size_t chunk_rows,
-                  hid_t plist = H5P_DEFAULT) {
-    return series(group, name, type, cols ? std::vector<hsize_t>{cols} : std::vector<hsize_t>{}, chunk_rows, plist);
-}
-
-// Appends `rows` rows (of the dataset's own row shape) to a series.
-void append_rows(hid_t dataset, hid_t type, const void* data, std::size_t rows, const char* name) {
-    if (rows == 0) return;
-    std::vector<hsize_t> dims;
-    {
-        h5::Handle space(H5Dget_space(dataset), H5Sclose, name);
-        dims.resize(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.get())));
-        H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-    }
-    std::vector<hsize_t> start(dims.size(), 0), count(dims), grown(dims);
-    start[0] = dims[0];
-    count[0] = rows;
-    grown[0] = dims[0] + rows;
-    if (H5Dset_extent(dataset, grown.data()) < 0) throw h5::failure(std::string("cannot extend ") + name);
-    h5::Handle file_space(H5Dget_space(dataset), H5Sclose, name);
-    H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
-    h5::Handle mem_space(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose, name);
-    if (H5Dwrite(dataset, type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
-        throw h5::failure(std::string("cannot write ") + name);
-}
-
-// A whole dataset of `shape` float64 values; returns it open (for its attributes).
-h5::Handle write_doubles(hid_t group, const char* name, const std::vector<hsize_t>& shape, const std::vector<double>& v) {
-    h5::Handle space(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), H5Sclose, name);
-    h5::Handle d(H5Dcreate2(group, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
-                 std::string("cannot create dataset ") + name);
-    if (H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
-        throw h5::failure(std::string("cannot write ") + name);
-    return d;
-}
-
 // bad_frames' row in memory, and its type (the file's is the same, packed).
 struct BadFrameRecord {
     std::int64_t frame;
@@ -149,7 +56,7 @@ struct BadFrameRecord {
 };
 
 h5::Handle bad_frame_type(bool packed) {
-    const h5::Handle text = text_type("bad_frames");
+    const h5::Handle text = h5::text_type("bad_frames");
     h5::Handle type(H5Tcreate(H5T_COMPOUND, sizeof(BadFrameRecord)), H5Tclose, "bad_frames type");
     if (H5Tinsert(type.get(), "frame", HOFFSET(BadFrameRecord, frame), H5T_NATIVE_INT64) < 0 ||
         H5Tinsert(type.get(), "code", HOFFSET(BadFrameRecord, code), H5T_NATIVE_INT32) < 0 ||
@@ -159,145 +66,11 @@ h5::Handle bad_frame_type(bool packed) {
     return type;
 }
 
-// Elements in a chunk of row, col or intensity. ImageD11's segmenter stores 10,000; bitshuffle
-// encodes 8 kB blocks, so larger chunks do not compress better, and the partial last chunk,
-// written again after every batch, costs less when small (measurements in doc/output-file.md).
-constexpr std::size_t kListChunk = 1 << 14;
 // The writer's encoding threads at most: with --peaks a batch's lists grow by a labels list (4
 // bytes a pixel), and 4 threads left the writer the stage the others waited for (H200 host, dense
 // scan: busy 0.19 s of a 0.25 s loop; 0.12 of 0.19 with 8, the job with peaks 0.77 -> 0.87 x the
 // one without, in one run; more were not measured).
 constexpr unsigned kMostEncoderThreads = 8;
-
-// Bitshuffle's values for the dataset's creation, as its own set_local records them (see
-// bitshuffle_codec): with the plugin found, it puts (version major, minor, element size) in
-// front of what it is given, so it gets only the block size (0: its default) and the codec
-// (2: lz4); without it, the values are written whole, with the version Debian's bitshuffle
-// records (0.3).
-void set_bitshuffle_lz4(hid_t plist, std::size_t elem_size, const std::string& what) {
-    const unsigned whole[5] = {0, 3, static_cast<unsigned>(elem_size), 0, 2};
-    const bool plugin = H5Zfilter_avail(kBitshuffleFilter) > 0;
-    if (H5Pset_filter(plist, kBitshuffleFilter, H5Z_FLAG_OPTIONAL, plugin ? 2 : 5, plugin ? whole + 3 : whole) < 0)
-        throw h5::failure(what + ": cannot set the bitshuffle filter");
-}
-
-}  // namespace
-
-// A chunk of a list to encode and write (bitshuffle): its elements, as given or owned.
-struct ListChunk {
-    ListSeries* list = nullptr;
-    std::size_t index = 0;
-    const std::uint8_t* data = nullptr;
-    std::vector<std::uint8_t> owned;  // data, when the chunk was gathered from several batches
-    std::vector<std::uint8_t> coded;
-};
-
-// One of the lists (row, col, intensity): an extendable 1-D dataset, appended batch by batch.
-// With bitshuffle, the whole chunks are encoded (by the caller, on several threads at once)
-// and written as they are; the last, partial, chunk stays in memory between flushes and is
-// written by write_tail(): at a flush, padded with zeros and unencoded (filter mask 1: the
-// filter skipped, which every reader of HDF5 honours), so the flushed file holds every element
-// appended as of its flush; encoded when its group is closed.
-class ListSeries {
-public:
-    ListSeries(hid_t group, const char* name, hid_t type, std::size_t elem_size, ListCompression compression,
-               const std::string& what)
-        : elem_(elem_size), type_(type), compression_(compression), what_(what + "/" + name) {
-        h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "properties");
-        if (compression == ListCompression::bitshuffle_lz4) {
-            set_bitshuffle_lz4(plist.get(), elem_size, what_);
-        } else if (compression == ListCompression::deflate) {
-            if (H5Pset_shuffle(plist.get()) < 0 || H5Pset_deflate(plist.get(), 1) < 0)
-                throw h5::failure(what_ + ": cannot set shuffle and deflate");
-        }
-        dataset_ = series(group, name, type, 0, kListChunk, plist.get());
-        // what a reader will find: a plugin's set_local may have changed what was given
-        if (compression == ListCompression::bitshuffle_lz4 && bitshuffle_codec(dataset_.get(), elem_size, what_) != Codec::lz4)
-            throw Error(ErrorCode::io, what_ + ": the bitshuffle filter's values, as written, name another codec than lz4");
-    }
-
-    // Extends the dataset by `count` elements. Through HDF5's pipeline (deflate, none) they are
-    // written here; with bitshuffle, the chunks they complete are added to `whole` (pointing
-    // into `data`, which must live until they are written), the rest kept in memory for
-    // write_tail().
-    void append(const void* data, std::size_t count, std::vector<ListChunk>& whole) {
-        if (count == 0) return;
-        if (compression_ != ListCompression::bitshuffle_lz4) {
-            append_rows(dataset_.get(), type_, data, count, what_.c_str());
-            size_ += count;
-            return;
-        }
-        const hsize_t grown = size_ + count;
-        if (H5Dset_extent(dataset_.get(), &grown) < 0) throw h5::failure("cannot extend " + what_);
-        const auto* bytes = static_cast<const std::uint8_t*>(data);
-        std::size_t chunk = size_ / kListChunk;
-        while (count) {
-            const std::size_t take = std::min(count, kListChunk - tail_.size() / elem_);
-            if (tail_.empty() && take == kListChunk) {
-                whole.push_back({this, chunk++, bytes, {}, {}});
-            } else {
-                tail_.insert(tail_.end(), bytes, bytes + take * elem_);
-                if (tail_.size() == kListChunk * elem_) {
-                    whole.push_back({this, chunk++, nullptr, std::move(tail_), {}});
-                    whole.back().data = whole.back().owned.data();
-                    tail_.clear();
-                    tail_written_ = 0;
-                    tail_encoded_ = false;
-                }
-            }
-            bytes += take * elem_;
-            count -= take;
-        }
-        size_ = grown;
-    }
-
-    static void encode(ListChunk& c) { c.coded = encode_chunk(ByteView(c.data, kListChunk * c.list->elem_), c.list->elem_); }
-
-    void write(const ListChunk& c) const {
-        const hsize_t offset = c.index * kListChunk;
-        if (H5Dwrite_chunk(dataset_.get(), H5P_DEFAULT, 0, &offset, c.coded.size(), c.coded.data()) < 0)
-            throw h5::failure("cannot write " + what_ + " chunk " + std::to_string(c.index));
-    }
-
-    // The partial last chunk (bitshuffle), padded with zeros: unencoded at a flush while more may
-    // come, encoded (last) when the group closes; not written when the file's copy is current.
-    // HDF5 moves a chunk rewritten in another size and never reuses the space it left once the
-    // file is closed, so the unencoded copy is written at a flush only (it keeps its size, and
-    // its place, from one flush to the next) and after the batch's other writes (it lies at the
-    // file's end, where the space it leaves when encoded is given back): written after every
-    // batch, with nnz's chunk behind it, it left about three quarters of a small scan's file
-    // unused.
-    void write_tail(bool last) {
-        if (tail_.empty() || (tail_written_ == tail_.size() && (tail_encoded_ || !last))) return;
-        ListChunk c{this, size_ / kListChunk, nullptr, tail_, {}};
-        c.owned.resize(kListChunk * elem_, 0);
-        c.data = c.owned.data();
-        if (last) {
-            encode(c);
-            write(c);
-        } else {
-            const hsize_t offset = c.index * kListChunk;
-            if (H5Dwrite_chunk(dataset_.get(), H5P_DEFAULT, 1, &offset, c.owned.size(), c.owned.data()) < 0)
-                throw h5::failure("cannot write " + what_ + " chunk " + std::to_string(c.index));
-        }
-        tail_written_ = tail_.size();
-        tail_encoded_ = last;
-    }
-
-private:
-    std::size_t elem_;
-    hid_t type_;
-    ListCompression compression_;
-    std::string what_;
-    h5::Handle dataset_;
-    std::size_t size_ = 0;            // elements appended
-    std::vector<std::uint8_t> tail_;  // bitshuffle: the elements of the last, partial chunk
-    std::size_t tail_written_ = 0;    // bytes of tail_ in the file's copy of that chunk
-    bool tail_encoded_ = false;       // that copy is encoded
-};
-
-namespace {
-
 
 }  // namespace
 
@@ -332,9 +105,9 @@ SparseOutput::SparseOutput(const std::string& path, const OutputInfo& info)
         throw Error(ErrorCode::bad_argument, path + ": frames wider than 65536 pixels do not fit uint16 row/col");
     encoder_threads_ = info.encoder_threads ? info.encoder_threads : std::min(kMostEncoderThreads, std::max(1u, std::thread::hardware_concurrency()));
     const hid_t root = file_.get();
-    attribute(root, "command_line", info.command_line);
-    attribute(root, "input_file", info.input_file);
-    attribute(root, "writer", std::string("bslz4 sparse"));
+    h5::write_attribute(root, "command_line", info.command_line);
+    h5::write_attribute(root, "input_file", info.input_file);
+    h5::write_attribute(root, "writer", std::string("bslz4 sparse"));
 }
 
 SparseOutput::~SparseOutput() {
@@ -394,7 +167,7 @@ void SparseOutput::begin_group(const std::string& dataset_path, std::size_t fram
     if (one_group && group_.get() >= 0) {
         group_open_ = true;
         sources_.push_back(dataset_path);
-        attribute(group_.get(), "sources", sources_);
+        h5::write_attribute(group_.get(), "sources", sources_);
         return;
     }
     if (one_group)
@@ -413,50 +186,50 @@ void SparseOutput::start_group(const std::string& group_path, const std::string&
                         path_ + ": cannot create group " + group_path);
     const hid_t g = group_.get();
     // ImageD11's (sparseframe.from_hdf_group reads itype as the row and column type)
-    attribute(g, "itype", std::string("uint16"));
-    attribute(g, "shape0", static_cast<std::int64_t>(info_.ni));
-    attribute(g, "shape1", static_cast<std::int64_t>(info_.nj));
+    h5::write_attribute(g, "itype", std::string("uint16"));
+    h5::write_attribute(g, "shape0", static_cast<std::int64_t>(info_.ni));
+    h5::write_attribute(g, "shape1", static_cast<std::int64_t>(info_.nj));
     // ours
     sources_.assign(1, source);
-    attribute(g, "sources", sources_);
-    attribute(g, "cut", info_.cut);
-    attribute(g, "mask_source", info_.mask_source);
-    attribute(g, "command_line", info_.command_line);
-    attribute(g, "frames_expected", static_cast<std::int64_t>(frames));
+    h5::write_attribute(g, "sources", sources_);
+    h5::write_attribute(g, "cut", info_.cut);
+    h5::write_attribute(g, "mask_source", info_.mask_source);
+    h5::write_attribute(g, "command_line", info_.command_line);
+    h5::write_attribute(g, "frames_expected", static_cast<std::int64_t>(frames));
     const std::string what = path_ + ":" + group_path;
     lists_.push_back(std::make_unique<ListSeries>(g, "row", H5T_NATIVE_UINT16, 2, info_.compression, what));
     lists_.push_back(std::make_unique<ListSeries>(g, "col", H5T_NATIVE_UINT16, 2, info_.compression, what));
     lists_.push_back(std::make_unique<ListSeries>(g, "intensity", native_type(info_.type), pixel_size(info_.type), info_.compression, what));
-    datasets_.push_back(series(g, "nnz", H5T_NATIVE_UINT32, 0, 1024));
+    datasets_.push_back(h5::series(g, "nnz", H5T_NATIVE_UINT32, 0, 1024));
     if (info_.bins) {
         // A matrix file's 2D bins are azimuth-major: rows of (npt_azim, npt_rad), as pyFAI's.
         const PowderAxes& axes = info_.axes;
         const std::vector<hsize_t> row = axes.present() && axes.npt_azim > 1
                                              ? std::vector<hsize_t>{axes.npt_azim, axes.npt_rad}
                                              : std::vector<hsize_t>{info_.bins};
-        datasets_.push_back(series(g, "powder", acc_type(info_.acc), row, 16));
-        attribute(datasets_.back().get(), "acc", std::string(accumulator_name(info_.acc)));
-        attribute(datasets_.back().get(), "powder_scale", info_.powder_scale);
+        datasets_.push_back(h5::series(g, "powder", acc_type(info_.acc), row, 16));
+        h5::write_attribute(datasets_.back().get(), "acc", std::string(accumulator_name(info_.acc)));
+        h5::write_attribute(datasets_.back().get(), "powder_scale", info_.powder_scale);
         if (axes.present()) {
-            datasets_.push_back(series(g, "powder_intensity", H5T_IEEE_F64LE, row, 16));
-            attribute(datasets_.back().get(), "empty", axes.empty);
-            write_doubles(g, "powder_normalisation", row, info_.normalisation);
-            attribute(write_doubles(g, "powder_radial", {axes.npt_rad}, axes.radial).get(), "units", axes.radial_unit);
+            datasets_.push_back(h5::series(g, "powder_intensity", H5T_IEEE_F64LE, row, 16));
+            h5::write_attribute(datasets_.back().get(), "empty", axes.empty);
+            h5::write_doubles(g, "powder_normalisation", row, info_.normalisation);
+            h5::write_attribute(h5::write_doubles(g, "powder_radial", {axes.npt_rad}, axes.radial).get(), "units", axes.radial_unit);
             if (axes.npt_azim > 1)
-                attribute(write_doubles(g, "powder_azimuthal", {axes.npt_azim}, axes.azimuthal).get(), "units",
+                h5::write_attribute(h5::write_doubles(g, "powder_azimuthal", {axes.npt_azim}, axes.azimuthal).get(), "units",
                           axes.azimuthal_unit);
         }
     }
     peak_sets_.clear();
     if (!info_.peaks_algorithm.empty()) {
         lists_.push_back(std::make_unique<ListSeries>(g, "labels", H5T_NATIVE_INT32, 4, info_.compression, what));
-        peak_sets_.push_back(series(g, "nlabels", H5T_NATIVE_UINT32, 0, 1024));
-        peak_sets_.push_back(series(g, "peak_props", H5T_NATIVE_INT64, 5, 1024));
-        peak_sets_.push_back(series(g, "peak_pairs", H5T_NATIVE_INT64, 5, 1024));
-        attribute(g, "peaks_algorithm", info_.peaks_algorithm);
-        if (info_.peaks_wtmax) attribute(g, "peaks_wtmax", *info_.peaks_wtmax);
+        peak_sets_.push_back(h5::series(g, "nlabels", H5T_NATIVE_UINT32, 0, 1024));
+        peak_sets_.push_back(h5::series(g, "peak_props", H5T_NATIVE_INT64, 5, 1024));
+        peak_sets_.push_back(h5::series(g, "peak_pairs", H5T_NATIVE_INT64, 5, 1024));
+        h5::write_attribute(g, "peaks_algorithm", info_.peaks_algorithm);
+        if (info_.peaks_wtmax) h5::write_attribute(g, "peaks_wtmax", *info_.peaks_wtmax);
     }
-    bad_frames_ = series(g, "bad_frames", bad_frame_type(true).get(), 0, 64);
+    bad_frames_ = h5::series(g, "bad_frames", bad_frame_type(true).get(), 0, 64);
     frames_done_ = pixels_done_ = 0;
     frames_expected_ = frames;
     stopped_ = false;
@@ -497,7 +270,7 @@ void SparseOutput::append(const OutputRows& rows) {
     const auto threads = static_cast<unsigned>(std::min<std::size_t>(encoder_threads_, whole.size() / kChunksPerThread));
     run_on_threads(whole.size(), std::max(1u, threads), [&](std::size_t k) { ListSeries::encode(whole[k]); });
     for (const ListChunk& c : whole) c.list->write(c);
-    append_rows(datasets_[0].get(), H5T_NATIVE_UINT32, rows.nnz.data(), count, "nnz");
+    h5::append_rows(datasets_[0].get(), H5T_NATIVE_UINT32, rows.nnz.data(), count, "nnz");
     if (!peak_sets_.empty()) {
         // The batch's frame numbers become the group's.
         const auto offset = static_cast<std::int64_t>(frames_done_);
@@ -507,18 +280,18 @@ void SparseOutput::append(const OutputRows& rows) {
             pairs[k] += offset;
             pairs[k + 1] += offset;
         }
-        append_rows(peak_sets_[0].get(), H5T_NATIVE_UINT32, rows.nlabels.data(), count, "nlabels");
-        append_rows(peak_sets_[1].get(), H5T_NATIVE_INT64, props.data(), props.size() / 5, "peak_props");
-        append_rows(peak_sets_[2].get(), H5T_NATIVE_INT64, pairs.data(), pairs.size() / 5, "peak_pairs");
+        h5::append_rows(peak_sets_[0].get(), H5T_NATIVE_UINT32, rows.nlabels.data(), count, "nlabels");
+        h5::append_rows(peak_sets_[1].get(), H5T_NATIVE_INT64, props.data(), props.size() / 5, "peak_props");
+        h5::append_rows(peak_sets_[2].get(), H5T_NATIVE_INT64, pairs.data(), pairs.size() / 5, "peak_pairs");
     }
     if (info_.bins) {
         if (rows.powder.size() != count * info_.bins * accumulator_size(info_.acc))
             throw Error(ErrorCode::bad_argument,
                         path_ + ": a batch of " + std::to_string(count) + " frames came without its powders");
-        append_rows(datasets_[1].get(), acc_type(info_.acc), rows.powder.data(), count, "powder");
+        h5::append_rows(datasets_[1].get(), acc_type(info_.acc), rows.powder.data(), count, "powder");
         if (info_.axes.present()) {
             const std::vector<double> intensity = powder_intensity(rows.powder, count);
-            append_rows(datasets_[2].get(), H5T_NATIVE_DOUBLE, intensity.data(), count, "powder_intensity");
+            h5::append_rows(datasets_[2].get(), H5T_NATIVE_DOUBLE, intensity.data(), count, "powder_intensity");
         }
     }
     if (!rows.bad.empty()) {
@@ -526,7 +299,7 @@ void SparseOutput::append(const OutputRows& rows) {
         for (const FrameError& e : rows.bad)
             records.push_back({static_cast<std::int64_t>(e.frame), static_cast<std::int32_t>(e.code), error_code_name(e.code),
                                e.message.c_str()});
-        append_rows(bad_frames_.get(), bad_frame_type(false).get(), records.data(), records.size(), "bad_frames");
+        h5::append_rows(bad_frames_.get(), bad_frame_type(false).get(), records.data(), records.size(), "bad_frames");
     }
     frames_done_ += count;
     pixels_done_ += total;
@@ -557,9 +330,9 @@ void SparseOutput::close_group(bool complete) {
 }
 
 void SparseOutput::write_attributes(hid_t group, bool complete) {
-    attribute(group, "nframes", static_cast<std::int64_t>(frames_done_));
-    attribute(group, "npx", static_cast<std::int64_t>(pixels_done_));
-    attribute(group, "complete", static_cast<std::int64_t>(complete ? 1 : 0));
+    h5::write_attribute(group, "nframes", static_cast<std::int64_t>(frames_done_));
+    h5::write_attribute(group, "npx", static_cast<std::int64_t>(pixels_done_));
+    h5::write_attribute(group, "complete", static_cast<std::int64_t>(complete ? 1 : 0));
 }
 
 }  // namespace bslz4::tool
