@@ -201,6 +201,26 @@ std::string write_bench_scan(const EigerStack& stack, const EndToEndOptions& o, 
     return scan;
 }
 
+// The job with each powder (pyFAI-like matrices, default 2,000 rings and 1,500 rings x 72
+// sectors: integrate1d and integrate2d), read from a matrix file as a user's job reads one.
+void print_powder_jobs(const EigerStack& stack, const EndToEndOptions& o, const std::string& scan, const std::string& dir,
+                       SparseJob::Where where, const std::vector<int>& devices, double read_frames_per_s) {
+    for (const auto& [bins, azim] : o.powders) {
+        const std::string matrix_file = dir + "/matrix-" + std::to_string(bins) + "x" + std::to_string(azim) + ".h5";
+        const auto m0 = Clock::now();
+        write_matrix(matrix_file, "/matrix", radial_matrix(stack.ni, stack.nj, bins, azim));
+        const double made = since(m0);
+        const std::string note = azim > 1 ? ", --matrix " + std::to_string(bins) + " x " + std::to_string(azim)
+                                          : ", --matrix " + std::to_string(bins) + " bins";
+        const JobRun r = run_job(scan, dir + "/sparse-matrix.h5", o.cut, where, devices,
+                                 [&](SparseJob& j) { j.matrix_spec = matrix_file + ":/matrix"; });
+        print_job(r, read_frames_per_s, note.c_str());
+        std::printf("  %-44s (its matrix file made and written in %.2f s, not in the job's time)\n", "", made);
+        std::filesystem::remove(dir + "/sparse-matrix.h5");
+        std::filesystem::remove(matrix_file);
+    }
+}
+
 // The job's default against the other choices (see SparseJob).
 void ordinary_ring(SparseJob& j) { j.pinned_ring = false; }
 
@@ -227,19 +247,7 @@ JobRun gpu_jobs(const EigerStack& stack, const EndToEndOptions& o, const std::st
                       [](SparseJob& j) { j.objects_per_gpu = 1; }),
               fig.read_frames_per_s, ", one object a GPU");
     print_peak_jobs(g, scan, dir, o.cut, SparseJob::Where::gpu, {o.devices[0]}, fig.read_frames_per_s);
-    for (const auto& [bins, azim] : o.powders) {
-        const std::string matrix_file = dir + "/matrix-" + std::to_string(bins) + "x" + std::to_string(azim) + ".h5";
-        const auto m0 = Clock::now();
-        write_matrix(matrix_file, "/matrix", radial_matrix(stack.ni, stack.nj, bins, azim));
-        const double made = since(m0);
-        const std::string note = azim > 1 ? ", --matrix " + std::to_string(bins) + " x " + std::to_string(azim)
-                                          : ", --matrix " + std::to_string(bins) + " bins";
-        const JobRun r = run_job(scan, dir + "/sparse-gpu-matrix.h5", o.cut, SparseJob::Where::gpu, {o.devices[0]},
-                                 [&](SparseJob& j) { j.matrix_spec = matrix_file + ":/matrix"; });
-        print_job(r, fig.read_frames_per_s, note.c_str());
-        std::printf("  %-44s (its matrix file made and written in %.2f s, not in the job's time)\n", "", made);
-        std::filesystem::remove(dir + "/sparse-gpu-matrix.h5");
-    }
+    print_powder_jobs(stack, o, scan, dir, SparseJob::Where::gpu, {o.devices[0]}, fig.read_frames_per_s);
     return g;
 }
 
@@ -265,6 +273,8 @@ void bench_jobs(const EigerStack& stack, const EndToEndOptions& o, bool gpu_pres
     const JobRun c = run_job(scan, dir.path() + "/sparse-cpu.h5", o.cut, SparseJob::Where::cpu, {});
     print_job(c, fig.read_frames_per_s);
     print_peak_jobs(c, scan, dir.path(), o.cut, SparseJob::Where::cpu, {}, fig.read_frames_per_s);
+    // Where there is no GPU, the CPU job's powders are the ones a user there runs.
+    if (!gpu_present) print_powder_jobs(stack, o, scan, dir.path(), SparseJob::Where::cpu, {}, fig.read_frames_per_s);
     fig.cpu_job_frames_per_s = c.summary.frames / c.wall_s;
     fig.cpu_job_steady_frames_per_s = c.summary.steady_frames_per_s();
     if (gpu_present) {
