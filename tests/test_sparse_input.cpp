@@ -192,6 +192,32 @@ TEST_CASE("bitshuffle values that do not fit the dataset are refused, naming wha
     }
 }
 
+TEST_CASE("zstd values of bitshuffle 0.3 over chunks stored without compression (Debian 12's plugin asked for zstd) "
+          "are refused at once, naming why; real zstd chunks under the same values are read",
+          "[sparse-tool][filter-values]") {
+    const std::string scan = temp_path("scan_old_zstd.h5"), out = temp_path("out_old_zstd.h5");
+    const std::vector<unsigned> old_zstd = {0, 3, 2, 0, 3, 3};
+    // What bitshuffle 0.3.5 stores for zstd: the frame's bytes bitshuffled, no header, no compression.
+    std::vector<std::vector<std::uint8_t>> plain;
+    for (std::size_t f = 0; f < 2; ++f) {
+        std::vector<std::uint8_t> frame(kNi * kNj * 2);
+        for (std::size_t k = 0; k < frame.size(); ++k) frame[k] = static_cast<std::uint8_t>(k * 7 + f);
+        plain.push_back(frame);
+    }
+    write_scan_with_values(scan, H5T_STD_U16LE, old_zstd, plain);
+    test::ToolResult r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+    INFO(r.err);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains(scan + ":/entry/data/data") && Catch::Contains("bitshuffle 0.3 or older, which has no zstd") &&
+                          Catch::Contains("without bitshuffle's header"));
+    CHECK_FALSE(std::filesystem::exists(out));
+    // this project's writer with that plugin found records the same values over real zstd chunks
+    write_scan_with_values(scan, H5T_STD_U16LE, old_zstd, test_chunks(2, PixelType::u16, Codec::zstd));
+    r = run_tool("sparse --overwrite " + scan + " -o " + out + " --cut 4 --cpu --quiet");
+    INFO(r.err);
+    CHECK(r.code == 0);
+}
+
 TEST_CASE("a big-endian scan is refused, naming the file, the dataset and the byte order", "[sparse-tool]") {
     const std::string scan = temp_path("scan_big_endian.h5"), out = temp_path("out_big_endian.h5");
     write_scan_with_values(scan, H5T_STD_U16BE, {0, 3, 2, 0, 2}, test_chunks(2));

@@ -41,7 +41,7 @@ PixelType pixel_type_of_dataset(hid_t dataset, const std::string& what) {
 
 }  // namespace
 
-Codec bitshuffle_codec(hid_t dataset, std::size_t elem_size, const std::string& what) {
+Codec bitshuffle_codec(hid_t dataset, std::size_t elem_size, const std::string& what, unsigned* minor_version) {
     h5::Handle plist(H5Dget_create_plist(dataset), H5Pclose, what + ": no creation properties");
     const int n = H5Pget_nfilters(plist.get());
     if (n <= 0) throw Error(ErrorCode::bad_argument, what + ": not compressed (no HDF5 filter); bitshuffle (32008) expected");
@@ -82,6 +82,7 @@ Codec bitshuffle_codec(hid_t dataset, std::size_t elem_size, const std::string& 
     constexpr unsigned kLz4 = 2, kZstd = 3;
     if (v[4] != kLz4 && v[4] != kZstd)
         refuse("compression " + std::to_string(v[4]) + ", neither lz4 (2) nor zstd (3); bitshuffle without them is not read");
+    if (minor_version) *minor_version = v[1];
     return v[4] == kLz4 ? Codec::lz4 : Codec::zstd;
 }
 
@@ -121,6 +122,36 @@ void check_frame_size(const std::vector<hsize_t>& shape, PixelType type, const s
                                                  " pixels; an HDF5 chunk holds from 1 pixel to under 4 GiB");
 }
 
+// Bitshuffle gained zstd in 0.4. Before, its plugin took any compression value but lz4's for
+// none: asked for zstd (Debian 12's bitshuffle 0.3.5, under its hdf5plugin 4.0.1), it records
+// the zstd value and stores each chunk bitshuffled without compression or header, which HDF5
+// with that plugin reads back so. Values of 0.3 with zstd also come from writers that compress
+// the chunks themselves (this project's, with that plugin found), so the chunks tell: a frame-0
+// chunk of exactly the frame's bytes whose header does not give that size is such a chunk, and
+// the dataset is refused at once, naming why, rather than frame by frame as bad headers.
+constexpr unsigned kFirstZstdMinor = 4;
+
+void refuse_uncompressed_zstd(hid_t dataset, std::uint64_t frame_bytes, const std::string& what) {
+    const hsize_t offset[3] = {0, 0, 0};
+    hsize_t bytes = 0;
+    if (H5Dget_chunk_storage_size(dataset, offset, &bytes) < 0) throw h5::failure(what + ": cannot read frame 0's chunk size");
+    if (bytes != frame_bytes || bytes < 12) return;
+    std::vector<std::uint8_t> chunk(static_cast<std::size_t>(bytes));
+    std::uint32_t filters = 0;
+    if (H5Dread_chunk(dataset, H5P_DEFAULT, offset, &filters, chunk.data()) < 0)
+        throw h5::failure(what + ": cannot read frame 0's chunk");
+    if (filters != 0) return;  // stored raw, the filter skipped: read as such
+    std::uint64_t claimed = 0;
+    for (std::size_t k = 0; k < 8; ++k) claimed = claimed << 8 | chunk[k];
+    if (claimed == frame_bytes) return;
+    throw Error(ErrorCode::bad_argument,
+                what + ": its bitshuffle filter values say zstd, written by bitshuffle 0." + std::to_string(kFirstZstdMinor - 1) +
+                    " or older, which has no zstd: frame 0's chunk is the frame's " + std::to_string(frame_bytes) +
+                    " bytes bitshuffled without compression and without bitshuffle's header (as that plugin stores "
+                    "zstd asked for, and reads back); only bitshuffle with lz4 or zstd is read. Rewrite the data with "
+                    "bitshuffle 0.4 or newer (hdf5plugin from PyPI), or with lz4");
+}
+
 FrameStack chunked_frames(hid_t dataset, const std::string& what) {
     const auto shape = frames_shape(dataset, what);
     const auto chunk = h5::chunk_shape(dataset);
@@ -133,7 +164,10 @@ FrameStack chunked_frames(hid_t dataset, const std::string& what) {
     FrameStack s;
     s.type = pixel_type_of_dataset(dataset, what);
     check_frame_size(shape, s.type, what);
-    s.codec = bitshuffle_codec(dataset, pixel_size(s.type), what);
+    unsigned minor = 0;
+    s.codec = bitshuffle_codec(dataset, pixel_size(s.type), what, &minor);
+    if (s.codec == Codec::zstd && minor < kFirstZstdMinor && shape[0] > 0)
+        refuse_uncompressed_zstd(dataset, shape[1] * shape[2] * pixel_size(s.type), what);
     s.frames = shape[0];
     s.ni = shape[1];
     s.nj = shape[2];

@@ -56,7 +56,8 @@ constexpr std::uint32_t kBitshuffleFilter = 32008;
 // The codec of a dataset stored with bitshuffle (filter 32008) alone, after checking the values
 // recorded with the filter: bitshuffle's layout, version 0.x, the element size of the dataset's
 // pixels (elem_size), a block size of whole 8-element groups, lz4 or zstd. `what` names it.
-Codec bitshuffle_codec(hid_t dataset, std::size_t elem_size, const std::string& what);
+// minor_version, when given, gets the bitshuffle version's minor number the values record.
+Codec bitshuffle_codec(hid_t dataset, std::size_t elem_size, const std::string& what, unsigned* minor_version = nullptr);
 
 // The largest chunk bitshuffle can make of a frame of `pixels` elements of elem_size bytes: every
 // block as small as allowed (8 elements), each the codec's worst case, behind its 4-byte length.
