@@ -21,6 +21,7 @@
 #include "sparse/run_on_threads.hpp"
 #include "hdf5_writing.hpp"
 #include "list_series.hpp"
+#include "row_series.hpp"
 #include "scan_input.hpp"
 
 namespace bslz4::tool {
@@ -66,6 +67,9 @@ h5::Handle bad_frame_type(bool packed) {
     return type;
 }
 
+// Rows in a chunk of powder and powder_intensity, as before they were written by chunks (a
+// reader of one frame's powder reads no more of an unfiltered chunk than that frame's row).
+constexpr std::size_t kPowderChunkRows = 16;
 // The writer's encoding threads at most: with --peaks a batch's lists grow by a labels list (4
 // bytes a pixel), and 4 threads left the writer the stage the others waited for (H200 host, dense
 // scan: busy 0.19 s of a 0.25 s loop; 0.12 of 0.19 with 8, the job with peaks 0.77 -> 0.87 x the
@@ -117,6 +121,7 @@ SparseOutput::~SparseOutput() {
 
 bool SparseOutput::close_file() {
     lists_.clear();
+    powders_.clear();
     datasets_.clear();
     peak_sets_.clear();
     bad_frames_ = h5::Handle();
@@ -178,6 +183,7 @@ void SparseOutput::begin_group(const std::string& dataset_path, std::size_t fram
 
 void SparseOutput::start_group(const std::string& group_path, const std::string& source, std::size_t frames) {
     lists_.clear();
+    powders_.clear();
     datasets_.clear();
     bad_frames_ = h5::Handle();
     h5::Handle links(H5Pcreate(H5P_LINK_CREATE), H5Pclose, "link properties");
@@ -207,12 +213,12 @@ void SparseOutput::start_group(const std::string& group_path, const std::string&
         const std::vector<hsize_t> row = axes.present() && axes.npt_azim > 1
                                              ? std::vector<hsize_t>{axes.npt_azim, axes.npt_rad}
                                              : std::vector<hsize_t>{info_.bins};
-        datasets_.push_back(h5::series(g, "powder", acc_type(info_.acc), row, 16));
-        h5::write_attribute(datasets_.back().get(), "acc", std::string(accumulator_name(info_.acc)));
-        h5::write_attribute(datasets_.back().get(), "powder_scale", info_.powder_scale);
+        powders_.push_back(std::make_unique<RowSeries>(g, "powder", acc_type(info_.acc), row, kPowderChunkRows, what));
+        h5::write_attribute(powders_.back()->dataset(), "acc", std::string(accumulator_name(info_.acc)));
+        h5::write_attribute(powders_.back()->dataset(), "powder_scale", info_.powder_scale);
         if (axes.present()) {
-            datasets_.push_back(h5::series(g, "powder_intensity", H5T_IEEE_F64LE, row, 16));
-            h5::write_attribute(datasets_.back().get(), "empty", axes.empty);
+            powders_.push_back(std::make_unique<RowSeries>(g, "powder_intensity", H5T_NATIVE_DOUBLE, row, kPowderChunkRows, what));
+            h5::write_attribute(powders_.back()->dataset(), "empty", axes.empty);
             h5::write_doubles(g, "powder_normalisation", row, info_.normalisation);
             h5::write_attribute(h5::write_doubles(g, "powder_radial", {axes.npt_rad}, axes.radial).get(), "units", axes.radial_unit);
             if (axes.npt_azim > 1)
@@ -288,10 +294,10 @@ void SparseOutput::append(const OutputRows& rows) {
         if (rows.powder.size() != count * info_.bins * accumulator_size(info_.acc))
             throw Error(ErrorCode::bad_argument,
                         path_ + ": a batch of " + std::to_string(count) + " frames came without its powders");
-        h5::append_rows(datasets_[1].get(), acc_type(info_.acc), rows.powder.data(), count, "powder");
+        powders_[0]->append(rows.powder.data(), count);
         if (info_.axes.present()) {
             const std::vector<double> intensity = powder_intensity(rows.powder, count);
-            h5::append_rows(datasets_[2].get(), H5T_NATIVE_DOUBLE, intensity.data(), count, "powder_intensity");
+            powders_[1]->append(intensity.data(), count);
         }
     }
     if (!rows.bad.empty()) {
@@ -312,6 +318,7 @@ void SparseOutput::append(const OutputRows& rows) {
     for (const h5::Handle& d : datasets_) H5Dflush(d.get());
     for (const h5::Handle& d : peak_sets_) H5Dflush(d.get());
     H5Dflush(bad_frames_.get());
+    for (const auto& powder : powders_) powder->write_tail();
     for (const auto& list : lists_) list->write_tail(false);
     write_attributes(group_.get(), false);
     H5Fflush(file_.get(), H5F_SCOPE_GLOBAL);
@@ -322,6 +329,7 @@ void SparseOutput::close_group(bool complete) {
     const FailedWrite failed(damaged_);
     if (group_.get() < 0 || !group_open_) return;
     group_open_ = false;
+    for (const auto& powder : powders_) powder->write_tail();
     for (const auto& list : lists_) list->write_tail(true);
     stopped_ = stopped_ || !complete;
     // one group for the scan: complete once its last dataset is done

@@ -90,6 +90,7 @@ struct OutputInfo {
 };
 
 class ListSeries;
+class RowSeries;
 
 class SparseOutput {
 public:
@@ -132,7 +133,8 @@ private:
     h5::Handle file_;
     h5::Handle group_;
     std::vector<std::unique_ptr<ListSeries>> lists_;  // row, col, intensity
-    std::vector<h5::Handle> datasets_;                // nnz, powder
+    std::vector<h5::Handle> datasets_;                // nnz
+    std::vector<std::unique_ptr<RowSeries>> powders_;  // powder, powder_intensity (with a matrix)
     std::vector<h5::Handle> peak_sets_;               // nlabels, peak_props, peak_pairs (with peaks)
     h5::Handle bad_frames_;
     std::vector<std::string> sources_;  // the input datasets of the group
