@@ -23,6 +23,7 @@
 #include "list_rows_buffer.hpp"
 #include "matrix_support.hpp"
 #include "test_support.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 
 #if BSLZ4_HAVE_HDF5
 #include "corrupt_scan.hpp"
@@ -30,7 +31,6 @@
 #include "hdf5/scan_writer.hpp"
 #include "sparse/sparse_job.hpp"
 #include "tool_runner.hpp"
-#include "synthetic/synthetic_eiger.hpp"
 #endif
 
 using namespace bslz4;

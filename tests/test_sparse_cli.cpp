@@ -28,9 +28,9 @@
 #include "sparse_job_fixture.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
+#include "synthetic/synthetic_eiger.hpp"
 #if BSLZ4_HAVE_CUDA
 #include "bslz4/cuda/device.hpp"
-#include "synthetic/synthetic_eiger.hpp"
 #endif
 
 using namespace bslz4;
