@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hdf5/sparse_output.hpp"
@@ -32,6 +33,23 @@ tool::OutputRows one_frame(std::size_t pixels) {
     return rows;
 }
 
+// What SparseOutput writes for `batches` (each appended in turn) in one group of `frames`
+// frames, as its file is once that group is closed (which flushes it), copied from under its
+// temporary name: the copy's path, for the caller to read and remove.
+std::string closed_copy(const std::string& out, const tool::OutputInfo& info, std::size_t frames,
+                        const std::vector<tool::OutputRows>& batches) {
+    const std::string closed = out + ".closed";
+    {
+        tool::SparseOutput output(out, info);
+        output.begin_group("/entry/data/data", frames);
+        for (const tool::OutputRows& rows : batches) output.append(rows);
+        output.close_group(true);
+        std::filesystem::copy_file(test::temporaries_of(out).at(0), closed, std::filesystem::copy_options::overwrite_existing);
+    }
+    std::remove(out.c_str());
+    return closed;
+}
+
 struct Written {
     std::uintmax_t file = 0, datasets = 0;  // the file's bytes, and its datasets' stored bytes
 };
@@ -42,15 +60,9 @@ Written written(const std::string& out, const std::vector<std::size_t>& batch_pi
     tool::OutputInfo info;
     info.ni = info.nj = kSide;
     info.flush_seconds = flush_every_batch ? 0 : 1e9;
-    const std::string closed = out + ".closed";
-    {
-        tool::SparseOutput output(out, info);
-        output.begin_group("/entry/data/data", batch_pixels.size());
-        for (const std::size_t pixels : batch_pixels) output.append(one_frame(pixels));
-        output.close_group(true);
-        std::filesystem::copy_file(test::temporaries_of(out).at(0), closed, std::filesystem::copy_options::overwrite_existing);
-    }
-    std::remove(out.c_str());
+    std::vector<tool::OutputRows> batches;
+    for (const std::size_t pixels : batch_pixels) batches.push_back(one_frame(pixels));
+    const std::string closed = closed_copy(out, info, batch_pixels.size(), batches);
     Written w;
     w.file = std::filesystem::file_size(closed);
     {
@@ -102,28 +114,20 @@ std::uintmax_t written_powders(const std::string& out, const std::vector<std::si
         info.normalisation.assign(kBins, 2.0);
     }
     std::size_t frames = 0;
-    for (const std::size_t n : sizes) frames += n;
-    const std::string closed = out + ".closed";
-    {
-        tool::SparseOutput output(out, info);
-        output.begin_group("/entry/data/data", frames);
-        std::size_t k = 0;
-        for (const std::size_t n : sizes) {
-            tool::OutputRows rows;
-            const std::vector<std::uint32_t> indices = {3, 70, 700};
-            const std::vector<std::uint16_t> values = {9, 8, 7};
-            for (std::size_t f = 0; f < n; ++f, ++k) {
-                std::vector<double> powder(kBins);
-                for (std::size_t b = 0; b < kBins; ++b) powder[b] = static_cast<double>(k * 100 + b);
-                rows.add(SparseFrame{indices.size(), values.data(), indices.data(), PixelType::u16}, kSide, powder.data(),
-                         kBins * sizeof(double));
-            }
-            output.append(rows);
+    std::vector<tool::OutputRows> batches;
+    const std::vector<std::uint32_t> indices = {3, 70, 700};
+    const std::vector<std::uint16_t> values = {9, 8, 7};
+    for (const std::size_t n : sizes) {
+        tool::OutputRows rows;
+        for (std::size_t f = 0; f < n; ++f, ++frames) {
+            std::vector<double> powder(kBins);
+            for (std::size_t b = 0; b < kBins; ++b) powder[b] = static_cast<double>(frames * 100 + b);
+            rows.add(SparseFrame{indices.size(), values.data(), indices.data(), PixelType::u16}, kSide, powder.data(),
+                     kBins * sizeof(double));
         }
-        output.close_group(true);
-        std::filesystem::copy_file(test::temporaries_of(out).at(0), closed, std::filesystem::copy_options::overwrite_existing);
+        batches.push_back(std::move(rows));
     }
-    std::remove(out.c_str());
+    const std::string closed = closed_copy(out, info, frames, batches);
     const std::uintmax_t bytes = std::filesystem::file_size(closed);
     {
         const tool::h5::Handle f = tool::h5::open_file(closed);

@@ -9,7 +9,7 @@ namespace bslz4::tool {
 
 RowSeries::RowSeries(hid_t group, const char* name, hid_t type, const std::vector<hsize_t>& row, std::size_t chunk_rows,
                      const std::string& what)
-    : type_(type), what_(what + "/" + name), chunk_rows_(chunk_rows) {
+    : what_(what + "/" + name), chunk_rows_(chunk_rows) {
     dataset_ = h5::series(group, name, type, row, chunk_rows);
     // Raw chunks are the memory's bytes: the dataset's type must be the memory type (it is made
     // from it; checked, as a chunk written raw in another type would be read as garbage).

@@ -34,7 +34,6 @@ public:
 private:
     void write_chunk(std::size_t index, const std::uint8_t* bytes) const;
 
-    hid_t type_;
     std::string what_;
     h5::Handle dataset_;
     std::vector<hsize_t> dims_;       // the extent: rows appended, then the row's shape

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "bslz4/chunk_header.hpp"
+
 namespace bslz4::tool {
 
 // A dataset this reader does not take (its shape, chunks, pixel type or filter) is a bad_argument:
@@ -135,7 +137,7 @@ void refuse_uncompressed_zstd(hid_t dataset, std::uint64_t frame_bytes, const st
     const hsize_t offset[3] = {0, 0, 0};
     hsize_t bytes = 0;
     if (H5Dget_chunk_storage_size(dataset, offset, &bytes) < 0) throw h5::failure(what + ": cannot read frame 0's chunk size");
-    if (bytes != frame_bytes || bytes < 12) return;
+    if (bytes != frame_bytes || bytes < kChunkHeaderBytes) return;
     std::vector<std::uint8_t> chunk(static_cast<std::size_t>(bytes));
     std::uint32_t filters = 0;
     if (H5Dread_chunk(dataset, H5P_DEFAULT, offset, &filters, chunk.data()) < 0)
