@@ -13,8 +13,7 @@
 #include "tile_staging.cuh"
 
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kScanThreads)
-bslz4_scan_tiles(const uint32_t* tile_count, uint32_t n_tiles, uint32_t first_frame, uint32_t* tile_offset,
-                 uint64_t* npixels) {
+bslz4_scan_tiles(BSLZ4_KERNEL_PARAMS(BSLZ4_SCAN_TILES_ARGS)) {
     const uint32_t f = first_frame + blockIdx.x;
     const uint64_t total = bslz4_kernels::scan_frame_tiles(tile_count + uint64_t(f) * n_tiles, n_tiles,
                                                            tile_offset + uint64_t(f) * n_tiles);
@@ -24,8 +23,7 @@ bslz4_scan_tiles(const uint32_t* tile_count, uint32_t n_tiles, uint32_t first_fr
 // Where each frame's list starts in the group's packed lists: frames refused, or listed on
 // the host (more than cap pixels), take no room. One thread: a batch has at most 64 frames,
 // and the previous batch's offsets (same stream) are already there.
-extern "C" __global__ void bslz4_frame_offsets(const uint64_t* npixels, const uint32_t* status, uint32_t first_frame,
-                                               uint32_t n_frames, uint64_t cap, uint64_t* frame_offset) {
+extern "C" __global__ void bslz4_frame_offsets(BSLZ4_KERNEL_PARAMS(BSLZ4_FRAME_OFFSETS_ARGS)) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     auto length = [&](uint32_t f) -> uint64_t {
         return status[f] == bslz4_abi::kFrameOk && npixels[f] <= cap ? npixels[f] : 0;
@@ -163,12 +161,7 @@ __device__ void write_tiles(const T* dense, uint32_t first_frame, const bslz4_ab
 
 #define BSLZ4_WRITE_ENTRY(T, name)                                                                                   \
     extern "C" __global__ void __launch_bounds__(bslz4_abi::kWarpsPerCta * 32)                                       \
-        bslz4_write_##name(const T* dense, uint32_t first_frame, bslz4_abi::FrameGeometry g, const uint8_t* mask,    \
-                           bslz4_abi::Cut cut, const uint32_t* tile_count, const uint32_t* tile_offset,              \
-                           const uint64_t* npixels, const uint32_t* status, uint64_t cap,                            \
-                           const uint64_t* frame_offset, const T* stage_values, const uint32_t* stage_indices,       \
-                           bslz4_abi::TopPixels top, const int32_t* frame_level, const uint32_t* level_count,        \
-                           T* values, uint32_t* indices) {                                                           \
+        bslz4_write_##name(BSLZ4_KERNEL_PARAMS(BSLZ4_WRITE_ARGS, T)) {                                                           \
         bslz4_kernels::write_tiles<T>(dense, first_frame, g, mask, cut, tile_count, tile_offset, npixels, status,   \
                                       cap, frame_offset, stage_values, stage_indices, top, frame_level, level_count, \
                                       values, indices);                                                              \

@@ -176,12 +176,7 @@ __device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t*
 
 #define BSLZ4_DECODE_ENTRY(T, name)                                                                           \
     extern "C" __global__ void __launch_bounds__(bslz4_abi::kMaxDecodeWarps * 32)                             \
-        bslz4_decode_##name(const uint8_t* chunks, const uint64_t* chunk_offset, const uint64_t* block_offset,   \
-                            const uint64_t* tail_offset, const uint64_t* seq_first, const uint2* sequences,       \
-                            const uint32_t* seq_count, const uint32_t* status, uint32_t span_first,               \
-                            uint32_t first_frame,                                                                 \
-                            bslz4_abi::FrameGeometry g, const uint8_t* mask, bslz4_abi::Cut cut, T* dense,        \
-                            int write_dense, T* stage_values, uint32_t* stage_indices, uint32_t* tile_count) {    \
+        bslz4_decode_##name(BSLZ4_KERNEL_PARAMS(BSLZ4_DECODE_ARGS, T)) {    \
         bslz4_kernels::decode_tiles<T>(chunks, chunk_offset, block_offset, tail_offset, seq_first, sequences,     \
                                        seq_count, status, span_first, first_frame, g, mask, cut, dense,           \
                                        write_dense, stage_values, stage_indices, tile_count);                     \

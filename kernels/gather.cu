@@ -8,8 +8,7 @@
 #include "kernel_abi.h"
 
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kGatherThreads)
-bslz4_gather_chunks(const uint8_t* src, const uint64_t* src_offset, const uint64_t* length, uint8_t* dst,
-                    const uint64_t* dst_offset, uint32_t first) {
+bslz4_gather_chunks(BSLZ4_KERNEL_PARAMS(BSLZ4_GATHER_ARGS)) {
     const uint32_t k = first + blockIdx.x;
     const uint8_t* from = src + src_offset[k];
     uint8_t* to = dst + dst_offset[k];

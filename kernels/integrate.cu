@@ -113,9 +113,7 @@ __device__ void integrate_bins(const T* interleaved, uint64_t pixels, uint32_t n
 // pixels only). sum_to_f64 is read by f64_fixed alone. Grid: one block a row when
 // warps_per_row is 4, one block every 4 rows when it is 1.
 #define BSLZ4_INTEGRATE_ENTRY(T, name, A, W, O, acc)                                                                 \
-    extern "C" __global__ void __launch_bounds__(bslz4_kernels::kIntegrateThreads) bslz4_integrate_##name##_##acc( \
-        const T* interleaved, uint64_t pixels, uint32_t n_frames, const uint32_t* row_start, const uint32_t* pixel, \
-        const W* weight, uint32_t bins, uint32_t warps_per_row, O* powder, double sum_to_f64) {                     \
+    extern "C" __global__ void __launch_bounds__(bslz4_kernels::kIntegrateThreads) bslz4_integrate_##name##_##acc(BSLZ4_KERNEL_PARAMS(BSLZ4_INTEGRATE_ARGS, T, W, O)) {                     \
         if (warps_per_row == 1)                                                                                     \
             bslz4_kernels::integrate_bins<32, T, A, W, O>(interleaved, pixels, n_frames, row_start, pixel, weight,   \
                                                           bins, powder, sum_to_f64);                                \

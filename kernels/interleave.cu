@@ -28,8 +28,7 @@ __device__ void interleave_frames(const T* dense, uint64_t dense_stride, uint32_
 }  // namespace bslz4_kernels
 
 #define BSLZ4_INTERLEAVE_ENTRY(T, name)                                                                       \
-    extern "C" __global__ void __launch_bounds__(bslz4_abi::kInterleaveThreads) bslz4_interleave_##name( \
-        const T* dense, uint64_t dense_stride, uint32_t n_frames, uint64_t pixels, T* out) {                  \
+    extern "C" __global__ void __launch_bounds__(bslz4_abi::kInterleaveThreads) bslz4_interleave_##name(BSLZ4_KERNEL_PARAMS(BSLZ4_INTERLEAVE_ARGS, T)) {                  \
         bslz4_kernels::interleave_frames<T>(dense, dense_stride, n_frames, pixels, out);                     \
     }
 BSLZ4_INTERLEAVE_ENTRY(uint8_t, u8)

@@ -105,4 +105,123 @@ struct FrameGeometry {
     uint64_t dense_stride;   // pixels from one dense frame to the next (a multiple of kDenseAlign bytes)
 };
 
+// ---- Kernel arguments ----------------------------------------------------------------------
+// Each kernel's arguments are one list, ARGS(F, N, T...): F names the first, N each next one,
+// T the pixel (and weight, powder) types. The list makes both the kernel's parameters
+// (BSLZ4_KERNEL_PARAMS) and the host's struct (BSLZ4_ARGS_STRUCT, T = void), so a field the
+// kernel reads is a field the host fills by name, of the type the kernel takes, in its place.
+// The struct travels as the launch's parameter buffer (runtime/cuda/kernel_launch.hpp), whose
+// layout the runtime checks against the kernel's when it loads it. Separate parameters and not
+// one struct parameter because the kernels' code stays as it was: a struct parameter costs the
+// decode kernel 16 registers (64 -> 80, u16), which cost a fifth of its speed.
+#define BSLZ4_PARAM_FIRST(type, name) type name
+#define BSLZ4_PARAM_NEXT(type, name) , type name
+#define BSLZ4_ARGS_FIELD(type, name) type name;
+#define BSLZ4_KERNEL_PARAMS(list, ...) list(BSLZ4_PARAM_FIRST, BSLZ4_PARAM_NEXT, __VA_ARGS__)
+#define BSLZ4_ARGS_STRUCT(Name, list, ...) \
+    struct Name {                          \
+        list(BSLZ4_ARGS_FIELD, BSLZ4_ARGS_FIELD, __VA_ARGS__)   \
+    };
+
+// An LZ4 sequence as the parse writes it: x the literal run, y the match (lz4_sequences.cuh).
+#ifdef __CUDACC__
+using SequenceWord = uint2;
+#else
+struct SequenceWord {
+    uint32_t x, y;
+};
+#endif
+
+// gather: chunks packed by the host at src_offset go to dst_offset.
+#define BSLZ4_GATHER_ARGS(F, N, ...) \
+    F(const uint8_t*, src) N(const uint64_t*, src_offset) N(const uint64_t*, length) N(uint8_t*, dst) \
+    N(const uint64_t*, dst_offset) N(uint32_t, first)
+// unblock: each frame's block and tail offsets from its chunk's block headers.
+#define BSLZ4_UNBLOCK_ARGS(F, N, ...) \
+    F(const uint8_t*, chunks) N(const uint64_t*, chunk_offset) N(const uint64_t*, chunk_length) \
+    N(uint32_t, n_frames) N(bslz4_abi::FrameGeometry, g) N(uint64_t*, block_offset) N(uint64_t*, tail_offset) \
+    N(uint32_t*, status)
+// lz4_parse and lz4_parse_warp: each block's sequences, checked, from slot seq_first.
+#define BSLZ4_PARSE_ARGS(F, N, ...) \
+    F(const uint8_t*, chunks) N(const uint64_t*, chunk_offset) N(const uint64_t*, block_offset) \
+    N(const uint64_t*, seq_first) N(uint32_t*, status) N(uint32_t, first_frame) N(bslz4_abi::FrameGeometry, g) \
+    N(bslz4_abi::SequenceWord*, sequences) N(uint32_t*, seq_count)
+// decode: the tiles of frames first_frame + blockIdx.y (span_first: the parse span's first).
+#define BSLZ4_DECODE_ARGS(F, N, T) \
+    F(const uint8_t*, chunks) N(const uint64_t*, chunk_offset) N(const uint64_t*, block_offset) \
+    N(const uint64_t*, tail_offset) N(const uint64_t*, seq_first) N(const bslz4_abi::SequenceWord*, sequences) \
+    N(const uint32_t*, seq_count) N(const uint32_t*, status) N(uint32_t, span_first) N(uint32_t, first_frame) \
+    N(bslz4_abi::FrameGeometry, g) N(const uint8_t*, mask) N(bslz4_abi::Cut, cut) N(T*, dense) N(int, write_dense) \
+    N(T*, stage_values) N(uint32_t*, stage_indices) N(uint32_t*, tile_count)
+// scan_tiles: a frame's tile offsets and its count of listed pixels.
+#define BSLZ4_SCAN_TILES_ARGS(F, N, ...) \
+    F(const uint32_t*, tile_count) N(uint32_t, n_tiles) N(uint32_t, first_frame) N(uint32_t*, tile_offset) \
+    N(uint64_t*, npixels)
+// frame_offsets: where each frame's list starts in the group's packed lists.
+#define BSLZ4_FRAME_OFFSETS_ARGS(F, N, ...) \
+    F(const uint64_t*, npixels) N(const uint32_t*, status) N(uint32_t, first_frame) N(uint32_t, n_frames) \
+    N(uint64_t, cap) N(uint64_t*, frame_offset)
+// write: the frames' lists, from the staged pixels or the dense frame.
+#define BSLZ4_WRITE_ARGS(F, N, T) \
+    F(const T*, dense) N(uint32_t, first_frame) N(bslz4_abi::FrameGeometry, g) N(const uint8_t*, mask) N(bslz4_abi::Cut, cut) \
+    N(const uint32_t*, tile_count) N(const uint32_t*, tile_offset) N(const uint64_t*, npixels) \
+    N(const uint32_t*, status) N(uint64_t, cap) N(const uint64_t*, frame_offset) N(const T*, stage_values) \
+    N(const uint32_t*, stage_indices) N(bslz4_abi::TopPixels, top) N(const int32_t*, frame_level) \
+    N(const uint32_t*, level_count) N(T*, values) N(uint32_t*, indices)
+// top_levels: each tile's count of pixels above each top-pixel level.
+#define BSLZ4_TOP_LEVELS_ARGS(F, N, T) \
+    F(const T*, dense) N(uint32_t, first_frame) N(bslz4_abi::FrameGeometry, g) N(const uint8_t*, mask) N(bslz4_abi::Cut, cut) \
+    N(bslz4_abi::TopPixels, top) N(const uint32_t*, tile_count) N(const uint64_t*, npixels) N(const uint32_t*, status) \
+    N(const T*, stage_values) N(uint32_t*, level_count)
+// top_choose: each frame's level, list length and tile offsets at that level.
+#define BSLZ4_TOP_CHOOSE_ARGS(F, N, ...) \
+    F(bslz4_abi::TopPixels, top) N(uint32_t, first_frame) N(uint32_t, n_tiles) N(const uint32_t*, level_count) \
+    N(const uint32_t*, status) N(uint64_t*, npixels) N(uint32_t*, tile_offset) N(int32_t*, frame_level) \
+    N(uint64_t*, nabove)
+// interleave: kFramesPerPass dense frames side by side, pixel by pixel.
+#define BSLZ4_INTERLEAVE_ARGS(F, N, T) \
+    F(const T*, dense) N(uint64_t, dense_stride) N(uint32_t, n_frames) N(uint64_t, pixels) N(T*, out)
+// integrate: powder rows = matrix (CSR rows of pixel, weight) x interleaved frames.
+#define BSLZ4_INTEGRATE_ARGS(F, N, T, W, O) \
+    F(const T*, interleaved) N(uint64_t, pixels) N(uint32_t, n_frames) N(const uint32_t*, row_start) \
+    N(const uint32_t*, pixel) N(const W*, weight) N(uint32_t, bins) N(uint32_t, warps_per_row) N(O*, powder) \
+    N(double, sum_to_f64)
+// peak labels, a thread a listed pixel of the batch's frames (first: each frame's first pixel).
+#define BSLZ4_PEAKS_IDENTITY_ARGS(F, N, ...) F(const uint64_t*, first) N(uint32_t*, link)
+#define BSLZ4_PEAKS_SMOOTH_ARGS(F, N, ...) \
+    F(const uint64_t*, first) N(const uint16_t*, row) N(const uint16_t*, col) N(const float*, value) \
+    N(float*, smoothed)
+#define BSLZ4_PEAKS_UPHILL_ARGS(F, N, ...) \
+    F(const uint64_t*, first) N(const uint16_t*, row) N(const uint16_t*, col) N(const float*, smoothed) \
+    N(uint32_t*, link)
+#define BSLZ4_PEAKS_JOIN_ARGS(F, N, ...) \
+    F(const uint64_t*, first) N(const uint16_t*, row) N(const uint16_t*, col) N(const float*, value) \
+    N(uint32_t*, link)
+#define BSLZ4_PEAKS_ROOTS_ARGS(F, N, ...) \
+    F(const uint64_t*, first) N(const float*, value) N(int, above_zero_only) N(uint32_t*, link) \
+    N(uint32_t*, is_root)
+#define BSLZ4_PEAKS_NUMBER_ARGS(F, N, ...) \
+    F(const uint64_t*, first) N(const uint32_t*, is_root) N(uint32_t*, number) N(uint32_t*, nlabels)
+#define BSLZ4_PEAKS_FIRST_ARGS(F, N, ...) F(const uint32_t*, nlabels) N(uint32_t, frames) N(uint64_t*, peak_first)
+#define BSLZ4_PEAKS_MEASURE_ARGS(F, N, ...) \
+    F(const uint64_t*, first) N(const uint16_t*, row) N(const uint16_t*, col) N(const float*, value) \
+    N(int, above_zero_only) N(const uint32_t*, link) N(const uint32_t*, number) N(const uint64_t*, peak_first) \
+    N(int, has_wtmax) N(double, wtmax) N(int32_t*, labels) N(unsigned long long*, props)
+
+// The host's side of each list: the kernel families' structs (pixel types void).
+#define BSLZ4_KERNEL_ARGS(X)                                                    \
+    X(GatherArgs, BSLZ4_GATHER_ARGS) X(UnblockArgs, BSLZ4_UNBLOCK_ARGS)         \
+    X(ParseArgs, BSLZ4_PARSE_ARGS) X(DecodeArgs, BSLZ4_DECODE_ARGS)             \
+    X(ScanTilesArgs, BSLZ4_SCAN_TILES_ARGS) X(FrameOffsetsArgs, BSLZ4_FRAME_OFFSETS_ARGS) \
+    X(WriteArgs, BSLZ4_WRITE_ARGS) X(TopLevelsArgs, BSLZ4_TOP_LEVELS_ARGS)      \
+    X(TopChooseArgs, BSLZ4_TOP_CHOOSE_ARGS) X(InterleaveArgs, BSLZ4_INTERLEAVE_ARGS) \
+    X(PeaksIdentityArgs, BSLZ4_PEAKS_IDENTITY_ARGS) X(PeaksSmoothArgs, BSLZ4_PEAKS_SMOOTH_ARGS) \
+    X(PeaksUphillArgs, BSLZ4_PEAKS_UPHILL_ARGS) X(PeaksJoinArgs, BSLZ4_PEAKS_JOIN_ARGS) \
+    X(PeaksRootsArgs, BSLZ4_PEAKS_ROOTS_ARGS) X(PeaksNumberArgs, BSLZ4_PEAKS_NUMBER_ARGS) \
+    X(PeaksFirstArgs, BSLZ4_PEAKS_FIRST_ARGS) X(PeaksMeasureArgs, BSLZ4_PEAKS_MEASURE_ARGS)
+#define BSLZ4_DECLARE_ARGS(Name, list) BSLZ4_ARGS_STRUCT(Name, list, void)
+BSLZ4_KERNEL_ARGS(BSLZ4_DECLARE_ARGS)
+BSLZ4_ARGS_STRUCT(IntegrateArgs, BSLZ4_INTEGRATE_ARGS, void, void, void)
+#undef BSLZ4_DECLARE_ARGS
+
 }  // namespace bslz4_abi

@@ -57,9 +57,7 @@ __device__ inline void parse_done(const ParseBlock& p, uint32_t f, uint32_t b, u
 
 // Writes sequences and seq_count[f * n_blocks + b].
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kParseThreads)
-bslz4_lz4_parse(const uint8_t* chunks, const uint64_t* chunk_offset, const uint64_t* block_offset,
-                const uint64_t* seq_first, uint32_t* status, uint32_t first_frame, bslz4_abi::FrameGeometry g,
-                uint2* sequences, uint32_t* seq_count) {
+bslz4_lz4_parse(BSLZ4_KERNEL_PARAMS(BSLZ4_PARSE_ARGS)) {
     using namespace bslz4_abi;
     __shared__ uint4 windows[kParseThreads][bslz4_kernels::kWindowLines];
     const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;

@@ -57,9 +57,7 @@ private:
 
 // Arguments and results as bslz4_lz4_parse's.
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kParseWarps * 32)
-bslz4_lz4_parse_warp(const uint8_t* chunks, const uint64_t* chunk_offset, const uint64_t* block_offset,
-                     const uint64_t* seq_first, uint32_t* status, uint32_t first_frame, bslz4_abi::FrameGeometry g,
-                     uint2* sequences, uint32_t* seq_count) {
+bslz4_lz4_parse_warp(BSLZ4_KERNEL_PARAMS(BSLZ4_PARSE_ARGS)) {
     using namespace bslz4_abi;
     __shared__ uint4 slices[kParseWarps][bslz4_kernels::kWholeBlockLines];
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

@@ -63,13 +63,12 @@ __device__ inline uint32_t root_of(const volatile uint32_t* link, uint32_t x) {
     for (uint64_t k = s + uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < e; k += uint64_t(gridDim.x) * blockDim.x)
 
 // Every pixel its own root, before the links are made.
-extern "C" __global__ void bslz4_peaks_identity(const uint64_t* first, uint32_t* link) {
+extern "C" __global__ void bslz4_peaks_identity(BSLZ4_KERNEL_PARAMS(BSLZ4_PEAKS_IDENTITY_ARGS)) {
     BSLZ4_FRAME_PIXELS(k, s, e) link[k] = uint32_t(k - s);
 }
 
 // lmlabel, 1: the smoothed intensity, [[1,2,1],[2,4,2],[1,2,1]] / 16 over the listed pixels.
-extern "C" __global__ void bslz4_peaks_smooth(const uint64_t* first, const uint16_t* row, const uint16_t* col, const float* value,
-                                              float* smoothed) {
+extern "C" __global__ void bslz4_peaks_smooth(BSLZ4_KERNEL_PARAMS(BSLZ4_PEAKS_SMOOTH_ARGS)) {
     const float m = 1.0f / 16.0f;
     BSLZ4_FRAME_PIXELS(k, s, e) {
         const bslz4_kernels::PixelWindow w = bslz4_kernels::window_of(row, col, s, e, k);
@@ -84,8 +83,7 @@ extern "C" __global__ void bslz4_peaks_smooth(const uint64_t* first, const uint1
 }
 
 // lmlabel, 2: each pixel links to the largest smoothed value of its window (ties: the first).
-extern "C" __global__ void bslz4_peaks_uphill(const uint64_t* first, const uint16_t* row, const uint16_t* col, const float* smoothed,
-                                              uint32_t* link) {
+extern "C" __global__ void bslz4_peaks_uphill(BSLZ4_KERNEL_PARAMS(BSLZ4_PEAKS_UPHILL_ARGS)) {
     BSLZ4_FRAME_PIXELS(k, s, e) {
         const bslz4_kernels::PixelWindow w = bslz4_kernels::window_of(row, col, s, e, k);
         uint32_t best = w.at[0];
@@ -97,8 +95,7 @@ extern "C" __global__ void bslz4_peaks_uphill(const uint64_t* first, const uint1
 
 // cplabel, 1: the pixels above 0 joined with their earlier 8-neighbours above 0. A pixel not
 // above 0 links to itself and joins nothing.
-extern "C" __global__ void bslz4_peaks_join(const uint64_t* first, const uint16_t* row, const uint16_t* col, const float* value,
-                                            uint32_t* link) {
+extern "C" __global__ void bslz4_peaks_join(BSLZ4_KERNEL_PARAMS(BSLZ4_PEAKS_JOIN_ARGS)) {
     BSLZ4_FRAME_PIXELS(k, s, e) {
         if (!(value[k] > 0.0f)) continue;
         volatile uint32_t* frame_link = link + s;
@@ -125,8 +122,7 @@ extern "C" __global__ void bslz4_peaks_join(const uint64_t* first, const uint16_
 }
 
 // Both, after the links: each pixel's link jumped to its root; roots flagged (cplabel: above 0).
-extern "C" __global__ void bslz4_peaks_roots(const uint64_t* first, const float* value, int above_zero_only, uint32_t* link,
-                                             uint32_t* is_root) {
+extern "C" __global__ void bslz4_peaks_roots(BSLZ4_KERNEL_PARAMS(BSLZ4_PEAKS_ROOTS_ARGS)) {
     BSLZ4_FRAME_PIXELS(k, s, e) {
         const volatile uint32_t* frame_link = link + s;
         const uint32_t i = uint32_t(k - s), root = bslz4_kernels::root_of(frame_link, i);
@@ -137,7 +133,7 @@ extern "C" __global__ void bslz4_peaks_roots(const uint64_t* first, const float*
 
 // A block of kScanThreads a frame: the roots numbered in pixel order, and the frame's count.
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kScanThreads)
-bslz4_peaks_number(const uint64_t* first, const uint32_t* is_root, uint32_t* number, uint32_t* nlabels) {
+bslz4_peaks_number(BSLZ4_KERNEL_PARAMS(BSLZ4_PEAKS_NUMBER_ARGS)) {
     const uint64_t s = first[blockIdx.x], e = first[blockIdx.x + 1];
     const uint64_t total = bslz4_kernels::scan_frame_tiles(is_root + s, uint32_t(e - s), number + s);
     if (threadIdx.x == 0) nlabels[blockIdx.x] = uint32_t(total);
@@ -147,10 +143,7 @@ bslz4_peaks_number(const uint64_t* first, const uint32_t* is_root, uint32_t* num
 // peak at peak_first[f] + label - 1, 5 values: pixels, sum w, sum row w, sum col w, frame. The
 // weights are the CPU's: float32 truncated to int64, clipped at wtmax (has_wtmax). The sums are
 // exact in int64; the host checks they stay below 2^53, where float64 (ImageD11's) is exact too.
-extern "C" __global__ void bslz4_peaks_measure(const uint64_t* first, const uint16_t* row, const uint16_t* col, const float* value,
-                                               int above_zero_only, const uint32_t* link, const uint32_t* number,
-                                               const uint64_t* peak_first, int has_wtmax, double wtmax, int32_t* labels,
-                                               unsigned long long* props) {
+extern "C" __global__ void bslz4_peaks_measure(BSLZ4_KERNEL_PARAMS(BSLZ4_PEAKS_MEASURE_ARGS)) {
     BSLZ4_FRAME_PIXELS(k, s, e) {
         if (above_zero_only && !(value[k] > 0.0f)) {
             labels[k] = 0;
@@ -171,7 +164,7 @@ extern "C" __global__ void bslz4_peaks_measure(const uint64_t* first, const uint
 
 // One block: where each frame's peaks start (an exclusive scan of nlabels over the frames).
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kScanThreads)
-bslz4_peaks_first(const uint32_t* nlabels, uint32_t frames, uint64_t* peak_first) {
+bslz4_peaks_first(BSLZ4_KERNEL_PARAMS(BSLZ4_PEAKS_FIRST_ARGS)) {
     __shared__ uint32_t offsets[bslz4_abi::kMaxPeakFrames];
     const uint64_t total = bslz4_kernels::scan_frame_tiles(nlabels, frames, offsets);
     for (uint32_t f = threadIdx.x; f < frames; f += blockDim.x) peak_first[f] = offsets[f];

@@ -62,10 +62,7 @@ __device__ void count_levels(const T* dense, uint32_t first_frame, const bslz4_a
 
 #define BSLZ4_TOP_LEVELS_ENTRY(T, name)                                                                                \
     extern "C" __global__ void __launch_bounds__(bslz4_abi::kWarpsPerCta * 32)                                         \
-        bslz4_top_levels_##name(const T* dense, uint32_t first_frame, bslz4_abi::FrameGeometry g, const uint8_t* mask, \
-                                bslz4_abi::Cut cut, bslz4_abi::TopPixels top, const uint32_t* tile_count,              \
-                                const uint64_t* npixels, const uint32_t* status, const T* stage_values,                \
-                                uint32_t* level_count) {                                                               \
+        bslz4_top_levels_##name(BSLZ4_KERNEL_PARAMS(BSLZ4_TOP_LEVELS_ARGS, T)) {                                                               \
         bslz4_kernels::count_levels<T>(dense, first_frame, g, mask, cut, top, tile_count, npixels, status,             \
                                        stage_values, level_count);                                                     \
     }
@@ -82,9 +79,7 @@ BSLZ4_TOP_LEVELS_ENTRY(float, f32)
 // chosen (kNoLevel: the call's cut kept) and nabove[f] the pixels above the frame's final cut
 // before the list was cut to howmany (the seed's last_nabove). A refused frame: kNoLevel and 0.
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kScanThreads)
-bslz4_top_choose(bslz4_abi::TopPixels top, uint32_t first_frame, uint32_t n_tiles, const uint32_t* level_count,
-                 const uint32_t* status, uint64_t* npixels, uint32_t* tile_offset, int32_t* frame_level,
-                 uint64_t* nabove) {
+bslz4_top_choose(BSLZ4_KERNEL_PARAMS(BSLZ4_TOP_CHOOSE_ARGS)) {
     using namespace bslz4_abi;
     __shared__ unsigned long long sums[kMaxTopLevels];
     const uint32_t local = blockIdx.x, f = first_frame + local;

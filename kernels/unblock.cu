@@ -29,8 +29,7 @@ static_assert(kUnblockVecs % bslz4_abi::kUnblockThreads == 0, "a window is whole
 // frame's. Writes block_offset[f * n_blocks + b] (offset of block b's length field), tail_offset[f],
 // status[f]. Grid: one block a frame.
 extern "C" __global__ void __launch_bounds__(bslz4_abi::kUnblockThreads)
-bslz4_unblock(const uint8_t* chunks, const uint64_t* chunk_offset, const uint64_t* chunk_length, uint32_t n_frames,
-              bslz4_abi::FrameGeometry g, uint64_t* block_offset, uint64_t* tail_offset, uint32_t* status) {
+bslz4_unblock(BSLZ4_KERNEL_PARAMS(BSLZ4_UNBLOCK_ARGS)) {
     using namespace bslz4_abi;
     using namespace bslz4_kernels;
     static_assert(kChunkPadding >= 16, "a window's last 16-byte load may end 15 bytes past its chunk");

@@ -5,7 +5,7 @@
 
 #include "argument_checks.hpp"
 #include "bslz4/error.hpp"
-#include "launch.hpp"
+#include "kernel_launch.hpp"
 
 namespace bslz4::cuda::detail {
 
@@ -68,7 +68,7 @@ Staged DeviceChunks::stage(GroupSlot& s, std::size_t first, std::size_t count, c
     return {nullptr, static_cast<std::size_t>(total)};
 }
 
-void DeviceChunks::gather(GroupSlot& s, std::size_t first, std::size_t count, CUfunction gather_kernel) const {
+void DeviceChunks::gather(GroupSlot& s, std::size_t first, std::size_t count, const Kernel<abi::GatherArgs>& gather_kernel) const {
     grow_transfer(s.source_offset_host, count * 8, "chunk sources");
     grow_device(s.source_offset, count * 8, "chunk sources");
     auto* from = reinterpret_cast<std::uint64_t*>(s.source_offset_host.data());
@@ -77,10 +77,14 @@ void DeviceChunks::gather(GroupSlot& s, std::size_t first, std::size_t count, CU
     check(driver().cuMemcpyHtoDAsync(s.source_offset.get(), from, count * 8, st), "cuMemcpyHtoDAsync(chunk sources)");
     for (std::size_t f0 = 0, p = 0; f0 < count; f0 += s.part_frames, ++p) {
         const auto n = static_cast<unsigned>(std::min(count - f0, s.part_frames));
-        launch(gather_kernel, "bslz4_gather_chunks", {n, 1, abi::kGatherThreads, 0}, st,
-               reinterpret_cast<const std::uint8_t*>(base_), s.source_offset.as<const std::uint64_t>(),
-               s.chunk_length.as<const std::uint64_t>(), s.chunks_dev.as<std::uint8_t>(),
-               s.chunk_offset.as<const std::uint64_t>(), static_cast<std::uint32_t>(f0));
+        abi::GatherArgs a{};
+        a.src = reinterpret_cast<const std::uint8_t*>(base_);
+        a.src_offset = s.source_offset.as<const std::uint64_t>();
+        a.length = s.chunk_length.as<const std::uint64_t>();
+        a.dst = s.chunks_dev.as<std::uint8_t>();
+        a.dst_offset = s.chunk_offset.as<const std::uint64_t>();
+        a.first = static_cast<std::uint32_t>(f0);
+        launch(gather_kernel, {n, 1, abi::kGatherThreads, 0}, st, a);
         check(driver().cuEventRecord(s.part_uploaded[p].get(), st), "cuEventRecord");
     }
     check(driver().cuEventRecord(s.uploaded.get(), st), "cuEventRecord");

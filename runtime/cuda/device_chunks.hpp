@@ -16,6 +16,7 @@
 #include "chunk_staging.hpp"
 #include "driver_objects.hpp"
 #include "group_slot.hpp"
+#include "kernel_launch.hpp"
 
 namespace bslz4::cuda::detail {
 
@@ -40,7 +41,7 @@ public:
     Staged stage(GroupSlot& s, std::size_t first, std::size_t count, const CallStatus& call) const;
     // On the slot's copy stream, after upload_meta: the group's source offsets, then one gather
     // launch a part, each part's event recorded after it, then the slot's `uploaded`.
-    void gather(GroupSlot& s, std::size_t first, std::size_t count, CUfunction gather_kernel) const;
+    void gather(GroupSlot& s, std::size_t first, std::size_t count, const Kernel<abi::GatherArgs>& gather_kernel) const;
     // A copy of chunk f on the host, read back once a call (an empty view outside the allocation).
     ByteView host_copy(std::size_t f);
 

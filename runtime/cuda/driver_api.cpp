@@ -64,6 +64,12 @@ DriverApi load_driver(ProcLookup how) {
         throw Error(ErrorCode::gpu_fault, "the NVIDIA driver lacks " #name " (API version " + cuda_version_text(version) + ")");
 #include "driver_symbols.inc"
 #undef X
+    if (v2) {  // at the version that brought it; not an error where the driver lacks it
+        void* fn = nullptr;
+        int found = -1;
+        if (v2("cuFuncGetParamInfo", &fn, 12040, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS && found == 0 && fn)
+            api.cuFuncGetParamInfo = reinterpret_cast<decltype(api.cuFuncGetParamInfo)>(fn);
+    }
     check(api, api.cuInit(0), "cuInit(0)");
     check(api, api.cuDriverGetVersion(&api.driver_version), "cuDriverGetVersion");
     // Kernels from a CUDA N.x toolkit load on any driver for CUDA N.0 or newer (minor version

@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda.h>
 
+#include <cstddef>
 #include <string>
 
 namespace bslz4::cuda::detail {
@@ -16,6 +17,10 @@ struct DriverApi {
 #include "driver_symbols.inc"
 #undef X
     int driver_version = 0;  // cuDriverGetVersion: 13000 = CUDA 13.0
+    // Optional (drivers for CUDA 12.4 and newer; null before): where a kernel's parameters lie,
+    // which the runtime checks against kernel_abi.h. Declared here, as 11.x and 12.0-12.3
+    // headers lack it.
+    CUresult (*cuFuncGetParamInfo)(CUfunction, std::size_t, std::size_t*, std::size_t*) = nullptr;
 };
 
 // The loaded and initialised driver; throws bslz4::Error saying why there is none (no

@@ -5,8 +5,7 @@
 
 #include "device_cut.hpp"
 #include "kernel_abi.h"
-#include "kernel_image.hpp"
-#include "launch.hpp"
+#include "kernel_launch.hpp"
 
 namespace bslz4::cuda::detail {
 
@@ -76,22 +75,22 @@ GroupKernels::GroupKernels(const PrimaryContext& ctx, const Module& module, cons
     : format_(format), batch_(batch), mask_(std::move(mask)), powders_(powders) {
     ScopedContext scope(ctx);
     const std::string tn = pixel_type_name(format.type);
-    unblock_ = kernel(module, "bslz4_unblock");
-    parse_ = kernel(module, "bslz4_lz4_parse");
-    parse_warp_ = kernel(module, "bslz4_lz4_parse_warp");
-    decode_ = kernel(module, "bslz4_decode_" + tn);
+    unblock_ = {module, "bslz4_unblock"};
+    parse_ = {module, "bslz4_lz4_parse"};
+    parse_warp_ = {module, "bslz4_lz4_parse_warp"};
+    decode_ = {module, "bslz4_decode_" + tn};
     const DecodeShape shape = decode_shape(info);
     warps_per_decode_ = shape.warps;
     decode_resident_ = shape.resident;
-    check(driver().cuFuncSetAttribute(decode_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+    check(driver().cuFuncSetAttribute(decode_.get(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                       static_cast<int>(warps_per_decode_ * abi::kSharedPerWarp)),
           "cuFuncSetAttribute(bslz4_decode, shared memory)");
-    scan_ = kernel(module, "bslz4_scan_tiles");
-    offsets_ = kernel(module, "bslz4_frame_offsets");
-    write_ = kernel(module, "bslz4_write_" + tn);
-    top_levels_ = kernel(module, "bslz4_top_levels_" + tn);
-    top_choose_ = kernel(module, "bslz4_top_choose");
-    gather_ = kernel(module, "bslz4_gather_chunks");
+    scan_ = {module, "bslz4_scan_tiles"};
+    offsets_ = {module, "bslz4_frame_offsets"};
+    write_ = {module, "bslz4_write_" + tn};
+    top_levels_ = {module, "bslz4_top_levels_" + tn};
+    top_choose_ = {module, "bslz4_top_choose"};
+    gather_ = {module, "bslz4_gather_chunks"};
 }
 
 abi::TopPixels GroupKernels::top_pixels_for(double cut) const {
@@ -107,109 +106,210 @@ abi::TopPixels GroupKernels::top_pixels_for(double cut) const {
 
 void GroupKernels::add_matrix(const Module& module) {
     const std::string tn = pixel_type_name(format_.type);
-    interleave_ = kernel(module, "bslz4_interleave_" + tn);
+    interleave_ = {module, "bslz4_interleave_" + tn};
     // f64 of fixed-point sums has kernels of its own (int64 sums, each rounded once to double).
     const bool f64_of_fixed = powders_.fixed_sums && powders_.acc == Accumulator::f64;
-    integrate_ = kernel(module, "bslz4_integrate_" + tn + "_" + accumulator_name(powders_.acc) + (f64_of_fixed ? "_fixed" : ""));
+    integrate_ = {module, "bslz4_integrate_" + tn + "_" + accumulator_name(powders_.acc) + (f64_of_fixed ? "_fixed" : "")};
 }
 
 void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, const abi::Cut& c, bool gpu_unblock,
                          const CallOutputs& outputs) const {
     const abi::FrameGeometry& geometry = format_.geometry;
-    const std::size_t npix = format_.npix, bpp = format_.bpp, cap = format_.cap;
-    const unsigned batch = batch_;
-    const bool matrix = static_cast<bool>(powders_.matrix);
     const CUstream st = s.stream.get();
     const auto n = static_cast<std::uint32_t>(count);
-    const unsigned tiles_x = (geometry.n_tiles + abi::kWarpsPerCta - 1) / abi::kWarpsPerCta;
     const abi::TopPixels top = outputs.lists ? top_pixels_for(c.cut) : abi::TopPixels{};
     if (top.active && top.n_levels)
-        grow_device(s.level_count, std::size_t{batch} * top.n_levels * geometry.n_tiles * 4, "top-pixel counts");
-    for (std::uint32_t b0 = 0; b0 < n; b0 += batch) {
-        const std::uint32_t nb = std::min<std::uint32_t>(batch, n - b0);
+        grow_device(s.level_count, std::size_t{batch_} * top.n_levels * geometry.n_tiles * 4, "top-pixel counts");
+    for (std::uint32_t b0 = 0; b0 < n; b0 += batch_) {
+        const std::uint32_t nb = std::min<std::uint32_t>(batch_, n - b0);
         // A part's kernels wait for its chunks only; the parse spans start at its first frame.
         const auto part_first = static_cast<std::uint32_t>(b0 / s.part_frames * s.part_frames);
         const auto part_end = static_cast<std::uint32_t>(std::min<std::size_t>(n, part_first + s.part_frames));
         if (b0 == part_first) {
             if (!s.copies_on_kernel_stream)
                 check(driver().cuStreamWaitEvent(st, s.part_uploaded[b0 / s.part_frames].get(), 0), "cuStreamWaitEvent");
-            const std::uint32_t np = part_end - part_first;
-            if (gpu_unblock)
-                launch(unblock_, "bslz4_unblock",
-                       {np, 1, abi::kUnblockThreads, 0}, st,
-                       s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>() + part_first,
-                       s.chunk_length.as<const std::uint64_t>() + part_first, np, geometry,
-                       s.block_offset.as<std::uint64_t>() + std::size_t{part_first} * geometry.n_blocks,
-                       s.tail_offset.as<std::uint64_t>() + part_first, s.status.as<std::uint32_t>() + part_first);
+            if (gpu_unblock) queue_unblock(s, part_first, part_end - part_first);
         }
-        const std::uint32_t span_frames = batch * s.parse_span;
+        const std::uint32_t span_frames = batch_ * s.parse_span;
         const std::uint32_t span_first = part_first + (b0 - part_first) / span_frames * span_frames;
-        if (b0 == span_first && geometry.n_blocks) {  // a frame of fewer than 8 pixels is all raw tail
-            const std::uint32_t span = std::min<std::uint32_t>(span_frames, part_end - b0);
-            const bool by_warp = span <= kWarpParseFrames;
-            const unsigned per_cta = by_warp ? abi::kParseWarps : abi::kParseThreads;
-            launch(by_warp ? parse_warp_ : parse_, by_warp ? "bslz4_lz4_parse_warp" : "bslz4_lz4_parse",
-                   {(geometry.n_blocks + per_cta - 1) / per_cta, span, by_warp ? abi::kParseWarps * 32 : abi::kParseThreads, 0},
-                   st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
-                   s.block_offset.as<const std::uint64_t>(), s.seq_first.as<const std::uint64_t>(),
-                   s.status.as<std::uint32_t>(), b0, geometry, s.sequences.as<void>(), s.seq_count.as<std::uint32_t>());
-        }
-        launch(decode_, "bslz4_decode",
-               {decode_blocks_per_frame(geometry.n_tiles, {warps_per_decode_, decode_resident_}, nb), nb, warps_per_decode_ * 32,
-                warps_per_decode_ * abi::kSharedPerWarp},
-               st, s.chunks_dev.as<const std::uint8_t>(), s.chunk_offset.as<const std::uint64_t>(),
-               s.block_offset.as<const std::uint64_t>(), s.tail_offset.as<const std::uint64_t>(),
-               s.seq_first.as<const std::uint64_t>(), s.sequences.as<const void>(),
-               s.seq_count.as<const std::uint32_t>(), s.status.as<const std::uint32_t>(), span_first, b0, geometry,
-               mask_->bytes.as<const std::uint8_t>(), c, s.dense.as<void>(), int{matrix || outputs.dense},
-               s.stage_values.as<void>(), s.stage_indices.as<std::uint32_t>(), s.tile_count.as<std::uint32_t>());
+        if (b0 == span_first && geometry.n_blocks)  // a frame of fewer than 8 pixels is all raw tail
+            queue_parse(s, b0, std::min<std::uint32_t>(span_frames, part_end - b0));
+        queue_decode(s, span_first, b0, nb, c, static_cast<bool>(powders_.matrix) || outputs.dense);
         if (outputs.dense) {
-            const std::size_t frame_bytes = npix * bpp;
+            const std::size_t frame_bytes = format_.npix * format_.bpp;
             for (std::uint32_t j = 0; j < nb; ++j)
                 check(driver().cuMemcpyDtoDAsync(outputs.dense->device_pointer() + (first + b0 + j) * frame_bytes,
-                                                 s.dense.get() + std::size_t{j} * geometry.dense_stride * bpp,
+                                                 s.dense.get() + std::size_t{j} * geometry.dense_stride * format_.bpp,
                                                  frame_bytes, st),
                       "cuMemcpyDtoDAsync(dense frame)");
         }
-        if (matrix) {
-            const DeviceMatrix& m = *powders_.matrix;
-            const std::uint32_t passes = (nb + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
-            launch(interleave_, "bslz4_interleave",
-                   {static_cast<unsigned>((npix + abi::kInterleaveThreads - 1) / abi::kInterleaveThreads), passes,
-                    abi::kInterleaveThreads, 0},
-                   st, s.dense.as<const void>(), geometry.dense_stride, nb, std::uint64_t{npix}, s.interleaved.as<void>());
-            const unsigned warps_per_row = integrate_warps_per_row(m);
-            const auto rows_per_block = kIntegrateWarps / warps_per_row;
-            launch(integrate_, "bslz4_integrate",
-                   {static_cast<unsigned>((powders_.bins + rows_per_block - 1) / rows_per_block), 1, kIntegrateThreads, 0}, st,
-                   s.interleaved.as<const void>(), std::uint64_t{npix}, nb, m.row_start.as<const std::uint32_t>(),
-                   m.pixel.as<const std::uint32_t>(), m.weight.as<const void>(), static_cast<std::uint32_t>(powders_.bins),
-                   std::uint32_t{warps_per_row}, s.powder.as<std::uint8_t>() + std::size_t{b0} * powders_.row_bytes(),
-                   powders_.sum_to_f64);
-        }
-        if (!outputs.lists) continue;
-        launch(scan_, "bslz4_scan_tiles", {nb, 1, abi::kScanThreads, 0}, st, s.tile_count.as<const std::uint32_t>(),
-               geometry.n_tiles, b0, s.tile_offset.as<std::uint32_t>(), s.npixels.as<std::uint64_t>());
-        if (top.active) {
-            if (top.n_levels)
-                launch(top_levels_, "bslz4_top_levels", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, s.dense.as<const void>(),
-                       b0, geometry, mask_->bytes.as<const std::uint8_t>(), c, top, s.tile_count.as<const std::uint32_t>(),
-                       s.npixels.as<const std::uint64_t>(), s.status.as<const std::uint32_t>(),
-                       s.stage_values.as<const void>(), s.level_count.as<std::uint32_t>());
-            launch(top_choose_, "bslz4_top_choose", {nb, 1, abi::kScanThreads, 0}, st, top, b0, geometry.n_tiles,
-                   s.level_count.as<const std::uint32_t>(), s.status.as<const std::uint32_t>(), s.npixels.as<std::uint64_t>(),
-                   s.tile_offset.as<std::uint32_t>(), s.frame_level.as<std::int32_t>(), s.nabove.as<std::uint64_t>());
-        }
-        launch(offsets_, "bslz4_frame_offsets", {1, 1, 32, 0}, st, s.npixels.as<const std::uint64_t>(),
-               s.status.as<const std::uint32_t>(), b0, nb, std::uint64_t{cap}, s.frame_offset.as<std::uint64_t>());
-        launch(write_, "bslz4_write", {tiles_x, nb, abi::kWarpsPerCta * 32, 0}, st, s.dense.as<const void>(), b0,
-               geometry, mask_->bytes.as<const std::uint8_t>(), c, s.tile_count.as<const std::uint32_t>(),
-               s.tile_offset.as<const std::uint32_t>(),
-               s.npixels.as<const std::uint64_t>(), s.status.as<const std::uint32_t>(), std::uint64_t{cap},
-               s.frame_offset.as<const std::uint64_t>(), s.stage_values.as<const void>(),
-               s.stage_indices.as<const std::uint32_t>(), top, s.frame_level.as<const std::int32_t>(),
-               s.level_count.as<const std::uint32_t>(), s.values.as<void>(), s.indices.as<std::uint32_t>());
+        if (powders_.matrix) queue_powder(s, b0, nb);
+        if (outputs.lists) queue_lists(s, b0, nb, c, top);
     }
+}
+
+void GroupKernels::queue_unblock(GroupSlot& s, std::uint32_t part_first, std::uint32_t frames) const {
+    abi::UnblockArgs a{};
+    a.chunks = s.chunks_dev.as<const std::uint8_t>();
+    a.chunk_offset = s.chunk_offset.as<const std::uint64_t>() + part_first;
+    a.chunk_length = s.chunk_length.as<const std::uint64_t>() + part_first;
+    a.n_frames = frames;
+    a.g = format_.geometry;
+    a.block_offset = s.block_offset.as<std::uint64_t>() + std::size_t{part_first} * format_.geometry.n_blocks;
+    a.tail_offset = s.tail_offset.as<std::uint64_t>() + part_first;
+    a.status = s.status.as<std::uint32_t>() + part_first;
+    launch(unblock_, {frames, 1, abi::kUnblockThreads, 0}, s.stream.get(), a);
+}
+
+void GroupKernels::queue_parse(GroupSlot& s, std::uint32_t first_frame, std::uint32_t frames) const {
+    abi::ParseArgs a{};
+    a.chunks = s.chunks_dev.as<const std::uint8_t>();
+    a.chunk_offset = s.chunk_offset.as<const std::uint64_t>();
+    a.block_offset = s.block_offset.as<const std::uint64_t>();
+    a.seq_first = s.seq_first.as<const std::uint64_t>();
+    a.status = s.status.as<std::uint32_t>();
+    a.first_frame = first_frame;
+    a.g = format_.geometry;
+    a.sequences = s.sequences.as<abi::SequenceWord>();
+    a.seq_count = s.seq_count.as<std::uint32_t>();
+    const bool by_warp = frames <= kWarpParseFrames;
+    const unsigned per_cta = by_warp ? abi::kParseWarps : abi::kParseThreads;
+    launch(by_warp ? parse_warp_ : parse_,
+           {(format_.geometry.n_blocks + per_cta - 1) / per_cta, frames, by_warp ? abi::kParseWarps * 32 : abi::kParseThreads, 0},
+           s.stream.get(), a);
+}
+
+void GroupKernels::queue_decode(GroupSlot& s, std::uint32_t span_first, std::uint32_t first_frame, std::uint32_t frames,
+                                const abi::Cut& c, bool write_dense) const {
+    abi::DecodeArgs a{};
+    a.chunks = s.chunks_dev.as<const std::uint8_t>();
+    a.chunk_offset = s.chunk_offset.as<const std::uint64_t>();
+    a.block_offset = s.block_offset.as<const std::uint64_t>();
+    a.tail_offset = s.tail_offset.as<const std::uint64_t>();
+    a.seq_first = s.seq_first.as<const std::uint64_t>();
+    a.sequences = s.sequences.as<const abi::SequenceWord>();
+    a.seq_count = s.seq_count.as<const std::uint32_t>();
+    a.status = s.status.as<const std::uint32_t>();
+    a.span_first = span_first;
+    a.first_frame = first_frame;
+    a.g = format_.geometry;
+    a.mask = mask_->bytes.as<const std::uint8_t>();
+    a.cut = c;
+    a.dense = s.dense.as<void>();
+    a.write_dense = write_dense ? 1 : 0;
+    a.stage_values = s.stage_values.as<void>();
+    a.stage_indices = s.stage_indices.as<std::uint32_t>();
+    a.tile_count = s.tile_count.as<std::uint32_t>();
+    launch(decode_,
+           {decode_blocks_per_frame(format_.geometry.n_tiles, {warps_per_decode_, decode_resident_}, frames), frames,
+            warps_per_decode_ * 32, warps_per_decode_ * abi::kSharedPerWarp},
+           s.stream.get(), a);
+}
+
+void GroupKernels::queue_powder(GroupSlot& s, std::uint32_t first_frame, std::uint32_t frames) const {
+    const DeviceMatrix& m = *powders_.matrix;
+    const CUstream st = s.stream.get();
+    abi::InterleaveArgs in{};
+    in.dense = s.dense.as<const void>();
+    in.dense_stride = format_.geometry.dense_stride;
+    in.n_frames = frames;
+    in.pixels = format_.npix;
+    in.out = s.interleaved.as<void>();
+    const std::uint32_t passes = (frames + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
+    launch(interleave_,
+           {static_cast<unsigned>((format_.npix + abi::kInterleaveThreads - 1) / abi::kInterleaveThreads), passes,
+            abi::kInterleaveThreads, 0},
+           st, in);
+    abi::IntegrateArgs a{};
+    a.interleaved = s.interleaved.as<const void>();
+    a.pixels = format_.npix;
+    a.n_frames = frames;
+    a.row_start = m.row_start.as<const std::uint32_t>();
+    a.pixel = m.pixel.as<const std::uint32_t>();
+    a.weight = m.weight.as<const void>();
+    a.bins = static_cast<std::uint32_t>(powders_.bins);
+    a.warps_per_row = integrate_warps_per_row(m);
+    a.powder = s.powder.as<std::uint8_t>() + std::size_t{first_frame} * powders_.row_bytes();
+    a.sum_to_f64 = powders_.sum_to_f64;
+    const auto rows_per_block = kIntegrateWarps / a.warps_per_row;
+    launch(integrate_, {static_cast<unsigned>((powders_.bins + rows_per_block - 1) / rows_per_block), 1, kIntegrateThreads, 0}, st,
+           a);
+}
+
+void GroupKernels::queue_lists(GroupSlot& s, std::uint32_t first_frame, std::uint32_t frames, const abi::Cut& c,
+                               const abi::TopPixels& top) const {
+    const abi::FrameGeometry& geometry = format_.geometry;
+    const CUstream st = s.stream.get();
+    const unsigned tiles_x = (geometry.n_tiles + abi::kWarpsPerCta - 1) / abi::kWarpsPerCta;
+    abi::ScanTilesArgs scan{};
+    scan.tile_count = s.tile_count.as<const std::uint32_t>();
+    scan.n_tiles = geometry.n_tiles;
+    scan.first_frame = first_frame;
+    scan.tile_offset = s.tile_offset.as<std::uint32_t>();
+    scan.npixels = s.npixels.as<std::uint64_t>();
+    launch(scan_, {frames, 1, abi::kScanThreads, 0}, st, scan);
+    if (top.active) queue_top_pixels(s, first_frame, frames, c, top);
+    abi::FrameOffsetsArgs offsets{};
+    offsets.npixels = s.npixels.as<const std::uint64_t>();
+    offsets.status = s.status.as<const std::uint32_t>();
+    offsets.first_frame = first_frame;
+    offsets.n_frames = frames;
+    offsets.cap = format_.cap;
+    offsets.frame_offset = s.frame_offset.as<std::uint64_t>();
+    launch(offsets_, {1, 1, 32, 0}, st, offsets);
+    abi::WriteArgs w{};
+    w.dense = s.dense.as<const void>();
+    w.first_frame = first_frame;
+    w.g = geometry;
+    w.mask = mask_->bytes.as<const std::uint8_t>();
+    w.cut = c;
+    w.tile_count = s.tile_count.as<const std::uint32_t>();
+    w.tile_offset = s.tile_offset.as<const std::uint32_t>();
+    w.npixels = s.npixels.as<const std::uint64_t>();
+    w.status = s.status.as<const std::uint32_t>();
+    w.cap = format_.cap;
+    w.frame_offset = s.frame_offset.as<const std::uint64_t>();
+    w.stage_values = s.stage_values.as<const void>();
+    w.stage_indices = s.stage_indices.as<const std::uint32_t>();
+    w.top = top;
+    w.frame_level = s.frame_level.as<const std::int32_t>();
+    w.level_count = s.level_count.as<const std::uint32_t>();
+    w.values = s.values.as<void>();
+    w.indices = s.indices.as<std::uint32_t>();
+    launch(write_, {tiles_x, frames, abi::kWarpsPerCta * 32, 0}, st, w);
+}
+
+void GroupKernels::queue_top_pixels(GroupSlot& s, std::uint32_t first_frame, std::uint32_t frames, const abi::Cut& c,
+                                    const abi::TopPixels& top) const {
+    const abi::FrameGeometry& geometry = format_.geometry;
+    const CUstream st = s.stream.get();
+    if (top.n_levels) {
+        abi::TopLevelsArgs a{};
+        a.dense = s.dense.as<const void>();
+        a.first_frame = first_frame;
+        a.g = geometry;
+        a.mask = mask_->bytes.as<const std::uint8_t>();
+        a.cut = c;
+        a.top = top;
+        a.tile_count = s.tile_count.as<const std::uint32_t>();
+        a.npixels = s.npixels.as<const std::uint64_t>();
+        a.status = s.status.as<const std::uint32_t>();
+        a.stage_values = s.stage_values.as<const void>();
+        a.level_count = s.level_count.as<std::uint32_t>();
+        launch(top_levels_, {(geometry.n_tiles + abi::kWarpsPerCta - 1) / abi::kWarpsPerCta, frames, abi::kWarpsPerCta * 32, 0},
+               st, a);
+    }
+    abi::TopChooseArgs a{};
+    a.top = top;
+    a.first_frame = first_frame;
+    a.n_tiles = geometry.n_tiles;
+    a.level_count = s.level_count.as<const std::uint32_t>();
+    a.status = s.status.as<const std::uint32_t>();
+    a.npixels = s.npixels.as<std::uint64_t>();
+    a.tile_offset = s.tile_offset.as<std::uint32_t>();
+    a.frame_level = s.frame_level.as<std::int32_t>();
+    a.nabove = s.nabove.as<std::uint64_t>();
+    launch(top_choose_, {frames, 1, abi::kScanThreads, 0}, st, a);
 }
 
 }  // namespace bslz4::cuda::detail

@@ -11,6 +11,7 @@
 #include "context.hpp"
 #include "driver_objects.hpp"
 #include "frame_format.hpp"
+#include "kernel_launch.hpp"
 #include "group_slot.hpp"
 #include "powder_spec.hpp"
 #include "shared_matrices.hpp"
@@ -30,7 +31,7 @@ public:
     // Top pixels from the next queue on: the rule kept for the cut of each call.
     void set_top_pixels(const bslz4::detail::TopPixelsRule& rule) { top_ = rule; }
     // Copies chunks held in device memory into a slot (DeviceChunks::gather launches it).
-    CUfunction gather_kernel() const { return gather_; }
+    const Kernel<abi::GatherArgs>& gather_kernel() const { return gather_; }
     // The rule's levels for a call's cut, as the kernels take them (inactive when it is off).
     abi::TopPixels top_pixels_for(double cut) const;
 
@@ -39,12 +40,32 @@ public:
                const CallOutputs& outputs) const;
 
 private:
+    // queue's steps, each one kernel family on s's stream (frames counted from the call's first).
+    void queue_unblock(GroupSlot& s, std::uint32_t part_first, std::uint32_t frames) const;
+    void queue_parse(GroupSlot& s, std::uint32_t first_frame, std::uint32_t frames) const;
+    void queue_decode(GroupSlot& s, std::uint32_t span_first, std::uint32_t first_frame, std::uint32_t frames, const abi::Cut& c,
+                      bool write_dense) const;
+    void queue_powder(GroupSlot& s, std::uint32_t first_frame, std::uint32_t frames) const;
+    void queue_lists(GroupSlot& s, std::uint32_t first_frame, std::uint32_t frames, const abi::Cut& c,
+                     const abi::TopPixels& top) const;
+    void queue_top_pixels(GroupSlot& s, std::uint32_t first_frame, std::uint32_t frames, const abi::Cut& c,
+                          const abi::TopPixels& top) const;
+
     const FrameFormat& format_;
     unsigned batch_;
     std::shared_ptr<const DeviceMask> mask_;
     const PowderSpec& powders_;
-    CUfunction unblock_, parse_, parse_warp_, decode_, scan_, offsets_, write_, top_levels_, top_choose_, gather_;
-    CUfunction interleave_ = nullptr, integrate_ = nullptr;
+    Kernel<abi::UnblockArgs> unblock_;
+    Kernel<abi::ParseArgs> parse_, parse_warp_;
+    Kernel<abi::DecodeArgs> decode_;
+    Kernel<abi::ScanTilesArgs> scan_;
+    Kernel<abi::FrameOffsetsArgs> offsets_;
+    Kernel<abi::WriteArgs> write_;
+    Kernel<abi::TopLevelsArgs> top_levels_;
+    Kernel<abi::TopChooseArgs> top_choose_;
+    Kernel<abi::GatherArgs> gather_;
+    Kernel<abi::InterleaveArgs> interleave_;  // with a matrix (add_matrix)
+    Kernel<abi::IntegrateArgs> integrate_;
     unsigned warps_per_decode_ = 1;
     std::size_t decode_resident_ = 1;  // decode blocks the device holds at once
     bslz4::detail::TopPixelsRule top_;

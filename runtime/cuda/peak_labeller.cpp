@@ -13,7 +13,7 @@
 #include "driver_objects.hpp"
 #include "kernel_abi.h"
 #include "kernel_image.hpp"
-#include "launch.hpp"
+#include "kernel_launch.hpp"
 
 namespace bslz4::cuda {
 
@@ -66,21 +66,98 @@ struct PeakLabeller::State {
     DeviceInfo info;
     Module module;
     Stream stream;
-    CUfunction identity, smooth, uphill, join, roots, number, first, measure;
+    Kernel<bslz4_abi::PeaksIdentityArgs> identity;
+    Kernel<bslz4_abi::PeaksSmoothArgs> smooth;
+    Kernel<bslz4_abi::PeaksUphillArgs> uphill;
+    Kernel<bslz4_abi::PeaksJoinArgs> join;
+    Kernel<bslz4_abi::PeaksRootsArgs> roots;
+    Kernel<bslz4_abi::PeaksNumberArgs> number;
+    Kernel<bslz4_abi::PeaksFirstArgs> first;
+    Kernel<bslz4_abi::PeaksMeasureArgs> measure;
     DeviceBuffer first_px, row, col, value, smoothed, link, is_root, numbers, labels, nlabels, peak_first, props;
     TransferBuffer to_device, from_device;
     explicit State(int device) : ctx(device), info(device_info(device)) {
         ScopedContext scope(ctx);
         module = load_kernels(info.sm, info.name);
         stream = make_stream();
-        identity = kernel(module, "bslz4_peaks_identity");
-        smooth = kernel(module, "bslz4_peaks_smooth");
-        uphill = kernel(module, "bslz4_peaks_uphill");
-        join = kernel(module, "bslz4_peaks_join");
-        roots = kernel(module, "bslz4_peaks_roots");
-        number = kernel(module, "bslz4_peaks_number");
-        first = kernel(module, "bslz4_peaks_first");
-        measure = kernel(module, "bslz4_peaks_measure");
+        identity = {module, "bslz4_peaks_identity"};
+        smooth = {module, "bslz4_peaks_smooth"};
+        uphill = {module, "bslz4_peaks_uphill"};
+        join = {module, "bslz4_peaks_join"};
+        roots = {module, "bslz4_peaks_roots"};
+        number = {module, "bslz4_peaks_number"};
+        first = {module, "bslz4_peaks_first"};
+        measure = {module, "bslz4_peaks_measure"};
+    }
+
+    // The kernels that give each listed pixel its peak's number: links (cp: 8-connected
+    // neighbours joined; else each pixel to its steepest neighbour uphill), roots, numbering.
+    void queue_labels(bool cp, Grid per_pixel, std::size_t frames) const {
+        const CUstream st = stream.get();
+        if (cp) {
+            bslz4_abi::PeaksIdentityArgs start{};
+            start.first = first_px.as<const std::uint64_t>();
+            start.link = link.as<std::uint32_t>();
+            launch(identity, per_pixel, st, start);
+            bslz4_abi::PeaksJoinArgs a{};
+            a.first = first_px.as<const std::uint64_t>();
+            a.row = row.as<const std::uint16_t>();
+            a.col = col.as<const std::uint16_t>();
+            a.value = value.as<const float>();
+            a.link = link.as<std::uint32_t>();
+            launch(join, per_pixel, st, a);
+        } else {
+            bslz4_abi::PeaksSmoothArgs a{};
+            a.first = first_px.as<const std::uint64_t>();
+            a.row = row.as<const std::uint16_t>();
+            a.col = col.as<const std::uint16_t>();
+            a.value = value.as<const float>();
+            a.smoothed = smoothed.as<float>();
+            launch(smooth, per_pixel, st, a);
+            bslz4_abi::PeaksUphillArgs up{};
+            up.first = first_px.as<const std::uint64_t>();
+            up.row = row.as<const std::uint16_t>();
+            up.col = col.as<const std::uint16_t>();
+            up.smoothed = smoothed.as<const float>();
+            up.link = link.as<std::uint32_t>();
+            launch(uphill, per_pixel, st, up);
+        }
+        bslz4_abi::PeaksRootsArgs r{};
+        r.first = first_px.as<const std::uint64_t>();
+        r.value = value.as<const float>();
+        r.above_zero_only = cp ? 1 : 0;
+        r.link = link.as<std::uint32_t>();
+        r.is_root = is_root.as<std::uint32_t>();
+        launch(roots, per_pixel, st, r);
+        bslz4_abi::PeaksNumberArgs numbering{};
+        numbering.first = first_px.as<const std::uint64_t>();
+        numbering.is_root = is_root.as<const std::uint32_t>();
+        numbering.number = numbers.as<std::uint32_t>();
+        numbering.nlabels = nlabels.as<std::uint32_t>();
+        launch(number, Grid{static_cast<unsigned>(frames), 1, bslz4_abi::kScanThreads, 0}, st, numbering);
+        bslz4_abi::PeaksFirstArgs starts{};
+        starts.nlabels = nlabels.as<const std::uint32_t>();
+        starts.frames = static_cast<std::uint32_t>(frames);
+        starts.peak_first = peak_first.as<std::uint64_t>();
+        launch(first, Grid{1, 1, bslz4_abi::kScanThreads, 0}, st, starts);
+    }
+
+    // Each peak's five sums (peaks numbered by queue_labels; props zeroed before).
+    void queue_measure(bool cp, Grid per_pixel, const std::optional<double>& wtmax) const {
+        bslz4_abi::PeaksMeasureArgs m{};
+        m.first = first_px.as<const std::uint64_t>();
+        m.row = row.as<const std::uint16_t>();
+        m.col = col.as<const std::uint16_t>();
+        m.value = value.as<const float>();
+        m.above_zero_only = cp ? 1 : 0;
+        m.link = link.as<const std::uint32_t>();
+        m.number = numbers.as<const std::uint32_t>();
+        m.peak_first = peak_first.as<const std::uint64_t>();
+        m.has_wtmax = wtmax ? 1 : 0;
+        m.wtmax = wtmax ? *wtmax : 0.0;
+        m.labels = labels.as<std::int32_t>();
+        m.props = props.as<unsigned long long>();
+        launch(measure, per_pixel, stream.get(), m);
     }
 };
 
@@ -159,20 +236,8 @@ void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optiona
 
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((most + kPeakThreads - 1) / kPeakThreads, 4096));
     const Grid per_pixel{blocks, static_cast<unsigned>(frames), kPeakThreads, 0};
-    const CUdeviceptr fp = s.first_px.get(), row = s.row.get(), col = s.col.get(), value = s.value.get(), link = s.link.get();
-    const int cp = rule == PeakRule::cplabel ? 1 : 0;
-    if (cp) {
-        launch(s.identity, "cuLaunchKernel(bslz4_peaks_identity)", per_pixel, st, fp, link);
-        launch(s.join, "cuLaunchKernel(bslz4_peaks_join)", per_pixel, st, fp, row, col, value, link);
-    } else {
-        launch(s.smooth, "cuLaunchKernel(bslz4_peaks_smooth)", per_pixel, st, fp, row, col, value, s.smoothed.get());
-        launch(s.uphill, "cuLaunchKernel(bslz4_peaks_uphill)", per_pixel, st, fp, row, col, s.smoothed.get(), link);
-    }
-    launch(s.roots, "cuLaunchKernel(bslz4_peaks_roots)", per_pixel, st, fp, value, cp, link, s.is_root.get());
-    launch(s.number, "cuLaunchKernel(bslz4_peaks_number)", Grid{static_cast<unsigned>(frames), 1, bslz4_abi::kScanThreads, 0}, st,
-           fp, s.is_root.get(), s.numbers.get(), s.nlabels.get());
-    launch(s.first, "cuLaunchKernel(bslz4_peaks_first)", Grid{1, 1, bslz4_abi::kScanThreads, 0}, st, s.nlabels.get(),
-           static_cast<std::uint32_t>(frames), s.peak_first.get());
+    const bool cp = rule == PeakRule::cplabel;
+    s.queue_labels(cp, per_pixel, frames);
     grow(s.from_device, PinnedParts::aligned(8) + PinnedParts::aligned(n * 4) + PinnedParts::aligned(frames * 4) + n * 5 * 8,
          "peak labels: results staged");
     PinnedParts down(s.from_device);
@@ -182,10 +247,7 @@ void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optiona
     std::memcpy(&peaks, count, 8);
     if (peaks > n) throw Error(ErrorCode::gpu_fault, "peak labels: the GPU counted more peaks than pixels");
     check(driver().cuMemsetD8Async(s.props.get(), 0, peaks * 5 * 8, st), "cuMemsetD8Async(peak sums)");
-    const int has_wtmax = wtmax ? 1 : 0;
-    const double clip = wtmax ? *wtmax : 0.0;
-    launch(s.measure, "cuLaunchKernel(bslz4_peaks_measure)", per_pixel, st, fp, row, col, value, cp, link, s.numbers.get(),
-           s.peak_first.get(), has_wtmax, clip, s.labels.get(), s.props.get());
+    s.queue_measure(cp, per_pixel, wtmax);
     out.props.resize(peaks * 5);
     const std::uint8_t* labels = download(s.labels.get(), down, n * 4, st, "cuMemcpyDtoHAsync(peak labels)");
     const std::uint8_t* counts = download(s.nlabels.get(), down, frames * 4, st, "cuMemcpyDtoHAsync(peak counts)");

@@ -1,0 +1,37 @@
+#include "kernel_launch.hpp"
+
+#include "bslz4/error.hpp"
+
+namespace bslz4::cuda::detail {
+
+namespace {
+
+std::string span_text(const ParamSpan& s) {
+    return "offset " + std::to_string(s.offset) + ", " + std::to_string(s.size) + " bytes";
+}
+
+}  // namespace
+
+std::size_t checked_param_bytes(CUfunction f, const std::string& name, const std::vector<ParamSpan>& spans) {
+    const ParamSpan& last = spans.back();
+    const std::size_t bytes = last.offset + last.size;
+    const auto info = driver().cuFuncGetParamInfo;
+    if (!info) return bytes;  // a driver older than CUDA 12.4 cannot tell: the list alone vouches
+    const auto refuse = [&](const std::string& what) {
+        throw Error(ErrorCode::gpu_fault, "kernel " + name + ": " + what +
+                                              ": the embedded kernels were not built from this library's kernel_abi.h");
+    };
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        ParamSpan k{};
+        if (info(f, i, &k.offset, &k.size) != CUDA_SUCCESS)
+            refuse("it takes " + std::to_string(i) + " parameters, the runtime passes " + std::to_string(spans.size()));
+        if (k.offset != spans[i].offset || k.size != spans[i].size)
+            refuse("parameter " + std::to_string(i) + " is at " + span_text(k) + ", the runtime's at " + span_text(spans[i]));
+    }
+    ParamSpan extra{};
+    if (info(f, spans.size(), &extra.offset, &extra.size) == CUDA_SUCCESS)
+        refuse("it takes more than the " + std::to_string(spans.size()) + " parameters the runtime passes");
+    return bytes;
+}
+
+}  // namespace bslz4::cuda::detail

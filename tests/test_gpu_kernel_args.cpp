@@ -1,0 +1,113 @@
+// The kernels' arguments (kernel_abi.h's lists): every kernel in the embedded fatbin takes its
+// struct's fields where the struct has them, and a kernel loaded with another kernel's struct is
+// refused by name, whether it takes fewer parameters, more, or others. Part of test_gpu.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "bslz4/cuda/device.hpp"
+#include "bslz4/error.hpp"
+#include "context.hpp"
+#include "driver_api.hpp"
+#include "kernel_abi.h"
+#include "kernel_launch.hpp"
+
+using namespace bslz4;
+namespace abi = bslz4_abi;
+using cuda::detail::Kernel;
+
+namespace {
+
+const std::vector<std::string> kPixelTypes = {"u8", "u16", "u32", "i8", "i16", "i32", "f32"};
+
+struct LoadedKernels {
+    cuda::detail::PrimaryContext ctx{0};
+    cuda::detail::ScopedContext scope{ctx};
+    cuda::detail::Module module;
+    LoadedKernels() {
+        const cuda::DeviceInfo info = cuda::device_info(0);
+        module = cuda::detail::load_kernels(info.sm, info.name);
+    }
+};
+
+// Loads each named kernel with Args (which checks its parameters); returns how many.
+template <class Args>
+std::size_t load_all(const cuda::detail::Module& module, const std::vector<std::string>& names) {
+    for (const std::string& name : names) {
+        INFO(name);
+        CHECK_NOTHROW(Kernel<Args>(module, name));
+    }
+    return names.size();
+}
+
+std::vector<std::string> per_type(const std::string& family) {
+    std::vector<std::string> names;
+    for (const std::string& t : kPixelTypes) names.push_back(family + t);
+    return names;
+}
+
+std::vector<std::string> integrate_kernels() {
+    std::vector<std::string> names;
+    for (const std::string& t : kPixelTypes)
+        for (const char* acc : {"f32", "f64", "i64", "f64_fixed"})
+            if (t != "f32" || std::string(acc) == "f32" || std::string(acc) == "f64") names.push_back("bslz4_integrate_" + t + "_" + acc);
+    return names;
+}
+
+template <class Args>
+void require_refused(const cuda::detail::Module& module, const std::string& name, const std::string& why) {
+    INFO(name);
+    try {
+        (void)Kernel<Args>(module, name);
+        FAIL("loaded with another kernel's arguments");
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        INFO(what);
+        CHECK(what.find("kernel " + name + ": ") != std::string::npos);
+        CHECK(what.find(why) != std::string::npos);
+        CHECK(what.find("kernel_abi.h") != std::string::npos);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("every kernel in the fatbin takes its argument struct's fields where the struct has them", "[gpu][kernel-args]") {
+    // The driver here (CUDA 12.4 or newer) can say where parameters lie: without it this would pass unchecked.
+    REQUIRE(cuda::detail::driver().cuFuncGetParamInfo != nullptr);
+    const LoadedKernels k;
+    std::size_t n = 0;
+    n += load_all<abi::GatherArgs>(k.module, {"bslz4_gather_chunks"});
+    n += load_all<abi::UnblockArgs>(k.module, {"bslz4_unblock"});
+    n += load_all<abi::ParseArgs>(k.module, {"bslz4_lz4_parse", "bslz4_lz4_parse_warp"});
+    n += load_all<abi::DecodeArgs>(k.module, per_type("bslz4_decode_"));
+    n += load_all<abi::ScanTilesArgs>(k.module, {"bslz4_scan_tiles"});
+    n += load_all<abi::FrameOffsetsArgs>(k.module, {"bslz4_frame_offsets"});
+    n += load_all<abi::WriteArgs>(k.module, per_type("bslz4_write_"));
+    n += load_all<abi::TopLevelsArgs>(k.module, per_type("bslz4_top_levels_"));
+    n += load_all<abi::TopChooseArgs>(k.module, {"bslz4_top_choose"});
+    n += load_all<abi::InterleaveArgs>(k.module, per_type("bslz4_interleave_"));
+    n += load_all<abi::IntegrateArgs>(k.module, integrate_kernels());
+    n += load_all<abi::PeaksIdentityArgs>(k.module, {"bslz4_peaks_identity"});
+    n += load_all<abi::PeaksSmoothArgs>(k.module, {"bslz4_peaks_smooth"});
+    n += load_all<abi::PeaksUphillArgs>(k.module, {"bslz4_peaks_uphill"});
+    n += load_all<abi::PeaksJoinArgs>(k.module, {"bslz4_peaks_join"});
+    n += load_all<abi::PeaksRootsArgs>(k.module, {"bslz4_peaks_roots"});
+    n += load_all<abi::PeaksNumberArgs>(k.module, {"bslz4_peaks_number"});
+    n += load_all<abi::PeaksFirstArgs>(k.module, {"bslz4_peaks_first"});
+    n += load_all<abi::PeaksMeasureArgs>(k.module, {"bslz4_peaks_measure"});
+    CHECK(n == 69);  // every kernel module.cu defines
+}
+
+TEST_CASE("a kernel loaded with another kernel's argument struct is refused, naming the kernel and the difference",
+          "[gpu][kernel-args]") {
+    REQUIRE(cuda::detail::driver().cuFuncGetParamInfo != nullptr);
+    const LoadedKernels k;
+    // gather's 6 parameters against unblock's (its 4th a count, not a pointer) and against
+    // identity's 2; identity's 2 (two pointers) against smooth's 5, whose first two are pointers.
+    require_refused<abi::GatherArgs>(k.module, "bslz4_unblock",
+                                     "parameter 3 is at offset 24, 4 bytes, the runtime's at offset 24, 8 bytes");
+    require_refused<abi::GatherArgs>(k.module, "bslz4_peaks_identity", "it takes 2 parameters, the runtime passes 6");
+    require_refused<abi::PeaksIdentityArgs>(k.module, "bslz4_peaks_smooth",
+                                            "it takes more than the 2 parameters the runtime passes");
+}
