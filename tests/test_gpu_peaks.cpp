@@ -3,15 +3,28 @@
 // cplabel, with and without wtmax, in batches mixing empty frames, sparse and fully listed
 // frames, shapes down to one row and one column, long uphill chains (a ramp), ties, values
 // float32 rounds, and more frames than one numbering block holds. Part of test_gpu (its main
-// skips, 77, without a GPU).
+// skips, 77, without a GPU). And `bslz4 sparse --peaks`'s job on the GPU against the CPU job.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "bslz4/cuda/peak_labels.hpp"
 #include "peaks/frame_labels.hpp"
 #include "peaks/peak_properties.hpp"
+
+#if BSLZ4_HAVE_HDF5
+#include "bslz4/bslz4.hpp"
+#include "h5_reader.hpp"
+#include "hdf5/scan_writer.hpp"
+#include "sparse/sparse_job.hpp"
+#include "synthetic/synthetic_eiger.hpp"
+#include "test_support.hpp"
+#include "tool_runner.hpp"
+#endif
 
 using namespace bslz4;
 
@@ -124,3 +137,49 @@ TEST_CASE("frames larger than uint16 rows and columns hold are refused", "[peaks
     cuda::PeakLabels out;
     CHECK_THROWS_WITH(gpu.label(cuda::PeakRule::lmlabel, b.view(), std::nullopt, out), Catch::Contains("do not fit uint16"));
 }
+
+#if BSLZ4_HAVE_HDF5
+// bslz4 sparse --peaks on the GPU: each decoder labels its batches and pairs their frames, the
+// collector pairs each batch's first frame with the batch before; all of it equal to the CPU job.
+TEST_CASE("bslz4 sparse --peaks on the GPU writes the CPU job's labels, peaks and overlaps, across batches",
+          "[peaks][sparse]") {
+    const std::size_t ni = 157, nj = 203, frames = 64 * 4 + 7;  // five batches, the last short
+    std::vector<std::vector<std::uint8_t>> chunks;
+    for (std::uint32_t f = 0; f < frames; ++f)
+        chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, PixelType::u16, f % 3), 2));  // spots recur: overlaps
+    const std::string scan = test::temp_path("peaks_gpu_scan.h5");
+    tool::write_scan(scan, ni, nj, PixelType::u16, frames, {}, chunks);
+    for (const auto algorithm : {tool::peaks::PeakAlgorithm::lmlabel, tool::peaks::PeakAlgorithm::cplabel})
+        for (const std::optional<double> wtmax : {std::optional<double>{}, std::optional<double>{40.0}}) {
+            INFO((algorithm == tool::peaks::PeakAlgorithm::lmlabel ? "lmlabel" : "cplabel") << (wtmax ? ", wtmax 40" : ""));
+            std::vector<std::string> outputs;
+            for (const auto where : {tool::SparseJob::Where::cpu, tool::SparseJob::Where::gpu}) {
+                tool::SparseJob job;
+                job.input = scan;
+                job.output = test::temp_path(where == tool::SparseJob::Where::cpu ? "peaks_cpu.h5" : "peaks_gpu.h5");
+                job.overwrite = true;
+                job.cut = 2;
+                job.where = where;
+                job.quiet = true;
+                job.peaks = tool::peaks::PeakOptions{algorithm, wtmax, 0.051};
+                const std::atomic<bool> never{false};
+                const tool::SparseSummary s = tool::run_sparse_job(job, never);
+                CHECK(s.peak_pairs > 0);
+                outputs.push_back(job.output);
+            }
+            const test::H5Reader cpu(outputs[0]), gpu(outputs[1]);
+            CHECK(gpu.dataset<std::uint32_t>("/entry/data/data/nnz", H5T_NATIVE_UINT32) ==
+                  cpu.dataset<std::uint32_t>("/entry/data/data/nnz", H5T_NATIVE_UINT32));
+            CHECK(gpu.dataset<std::uint32_t>("/entry/data/data/nlabels", H5T_NATIVE_UINT32) ==
+                  cpu.dataset<std::uint32_t>("/entry/data/data/nlabels", H5T_NATIVE_UINT32));
+            CHECK(gpu.dataset<std::int32_t>("/entry/data/data/labels", H5T_NATIVE_INT32) ==
+                  cpu.dataset<std::int32_t>("/entry/data/data/labels", H5T_NATIVE_INT32));
+            for (const char* name : {"/entry/data/data/peak_props", "/entry/data/data/peak_pairs"}) {
+                INFO(name);
+                const auto want = cpu.dataset<std::int64_t>(name, H5T_NATIVE_INT64);
+                CHECK(!want.empty());
+                CHECK(gpu.dataset<std::int64_t>(name, H5T_NATIVE_INT64) == want);
+            }
+        }
+}
+#endif

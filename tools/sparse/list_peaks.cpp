@@ -157,6 +157,11 @@ void ListPeaks::label_frames(OutputRows& rows, std::size_t first_frame) {
 }
 
 void ListPeaks::pair_frames(OutputRows& rows) {
+    pair_within(rows);
+    pair_across(rows);
+}
+
+void ListPeaks::pair_within(OutputRows& rows) {
     const std::size_t frames = rows.frames(), total = rows.pixels();
     std::vector<std::size_t> first(frames + 1, 0);
     for (std::size_t f = 0; f < frames; ++f) first[f + 1] = first[f] + rows.nnz[f];
@@ -175,22 +180,34 @@ void ListPeaks::pair_frames(OutputRows& rows) {
                 s.overlaps.find(frame_of(f - 1), rows.labels.data() + first[f - 1], frame_of(f), rows.labels.data() + first[f],
                                 pairs[f]);
     });
-    if (frames > 0 && rows.nnz[0] && have_last_) {
-        const peaks::SparseFrame last{last_row_.data(), last_col_.data(), nullptr, last_row_.size()};
-        scratch_[0].overlaps.find(last, last_labels_.data(), frame_of(0), rows.labels.data(), pairs[0]);
-    }
     rows.peak_pairs.clear();
-    for (std::size_t f = 0; f < frames; ++f)
+    for (std::size_t f = 1; f < frames; ++f)
         for (const peaks::Overlap& o : pairs[f])
             rows.peak_pairs.insert(rows.peak_pairs.end(), {std::int64_t(f) - 1, std::int64_t(f), o.first, o.second, o.pixels});
+}
+
+void ListPeaks::pair_across(OutputRows& rows) {
+    const std::size_t frames = rows.frames();
+    if (frames > 0 && rows.nnz[0] && have_last_) {
+        if (scratch_.empty()) scratch_.resize(1);
+        const peaks::SparseFrame last{last_row_.data(), last_col_.data(), nullptr, last_row_.size()};
+        const peaks::SparseFrame head{rows.row.data(), rows.col.data(), nullptr, rows.nnz[0]};
+        std::vector<peaks::Overlap> pairs;
+        scratch_[0].overlaps.find(last, last_labels_.data(), head, rows.labels.data(), pairs);
+        std::vector<std::int64_t> before;
+        for (const peaks::Overlap& o : pairs) before.insert(before.end(), {-1, 0, o.first, o.second, o.pixels});
+        rows.peak_pairs.insert(rows.peak_pairs.begin(), before.begin(), before.end());
+    }
     // The batch's last frame, for the next batch's first; one of no pixels pairs with none, as
     // in ImageD11, where a frame of no pixels breaks the chain.
     if (frames > 0) {
-        const std::size_t f = frames - 1;
-        have_last_ = rows.nnz[f] > 0;
-        last_row_.assign(rows.row.begin() + std::ptrdiff_t(first[f]), rows.row.begin() + std::ptrdiff_t(first[f + 1]));
-        last_col_.assign(rows.col.begin() + std::ptrdiff_t(first[f]), rows.col.begin() + std::ptrdiff_t(first[f + 1]));
-        last_labels_.assign(rows.labels.begin() + std::ptrdiff_t(first[f]), rows.labels.begin() + std::ptrdiff_t(first[f + 1]));
+        std::size_t start = 0;
+        for (std::size_t f = 0; f + 1 < frames; ++f) start += rows.nnz[f];
+        const std::size_t end = start + rows.nnz[frames - 1];
+        have_last_ = rows.nnz[frames - 1] > 0;
+        last_row_.assign(rows.row.begin() + std::ptrdiff_t(start), rows.row.begin() + std::ptrdiff_t(end));
+        last_col_.assign(rows.col.begin() + std::ptrdiff_t(start), rows.col.begin() + std::ptrdiff_t(end));
+        last_labels_.assign(rows.labels.begin() + std::ptrdiff_t(start), rows.labels.begin() + std::ptrdiff_t(end));
     }
 }
 

@@ -33,10 +33,14 @@ public:
     // Fills rows.labels, nlabels, peak_props and peak_pairs for its frames. `first_frame` (the
     // input's number of the batch's first frame) names a frame in errors.
     void label(OutputRows& rows, std::size_t first_frame);
-    // label() in two steps: each frame's labels and properties (rows.labels, nlabels,
-    // peak_props), which depend on the frame alone and may run on any thread, each object one
-    // batch at a time; then, in the batches' order, the overlaps (rows.peak_pairs).
+    // label() in steps: each frame's labels and properties (rows.labels, nlabels, peak_props)
+    // and the overlaps of the batch's frames with each other (rows.peak_pairs), which depend on
+    // the batch alone and may run on any thread, each object one batch at a time; then, in the
+    // batches' order, the overlaps of its first frame with the last of the batch before.
     void label_frames(OutputRows& rows, std::size_t first_frame);
+    void pair_within(OutputRows& rows);
+    void pair_across(OutputRows& rows);
+    // Both pairings, in the batches' order.
     void pair_frames(OutputRows& rows);
 
 private:

@@ -226,17 +226,23 @@ void SparseRun::prepare_loop() {
     // On the collector's thread, which otherwise waits for the decoders: the filter costs the
     // job nothing while it is faster than they are.
     spots_.emplace(job_.pixels_in_spot, scan_.type, scan_.nj);
-    if (job_.peaks)
-        peaks_.emplace(*job_.peaks, scan_.type, scan_.ni, scan_.nj, job_.peak_threads, where_.gpu ? where_.devices[0] : -1);
     // On GPUs each frame's peaks are labelled on its decoder's thread (a labeller each, on the
-    // decoder's GPU), beside the decoding, unless the spot filter must cut the lists first;
-    // the overlaps, which join consecutive batches, on the collector. On the CPU all of it is
+    // decoder's GPU), beside the decoding, unless the spot filter must cut the lists first, and
+    // so are the overlaps of a batch's frames with each other; those of a batch's first frame
+    // with the batch before, on the collector (in the batches' order). On the CPU all of it is
     // on the collector: the CPU decoder's one thread drives all the cores, and labelling
     // there held it up (H200 host, dense: 0.50 x the job without peaks, 0.66 on the collector).
-    if (job_.peaks && !spots_->active() && where_.gpu)
-        for (std::size_t k = 0; k < decoders; ++k)
-            decoder_peaks_.push_back(
-                std::make_unique<ListPeaks>(*job_.peaks, scan_.type, scan_.ni, scan_.nj, job_.peak_threads, where_.decoders[k]));
+    const bool decoders_label = job_.peaks && !spots_->active() && where_.gpu;
+    // The collector's labeller is on the GPU only where it labels: one needs a module of its own.
+    if (job_.peaks)
+        peaks_.emplace(*job_.peaks, scan_.type, scan_.ni, scan_.nj, job_.peak_threads,
+                       where_.gpu && !decoders_label ? where_.devices[0] : -1);
+    // Made side by side while the first batches are read (each loads the kernels: some 10 ms).
+    if (decoders_label)
+        for (const int device : where_.decoders)
+            decoder_peaks_made_.push_back(std::async(std::launch::async, [this, device] {
+                return std::make_unique<ListPeaks>(*job_.peaks, scan_.type, scan_.ni, scan_.nj, job_.peak_threads, device);
+            }));
     progress_.emplace(end_frame_ - first_frame_, job_.quiet);
 }
 
@@ -246,6 +252,7 @@ void SparseRun::take_decoders() {
     if (!batches_.empty()) return;
     const auto w0 = Clock::now();
     made_ = making_->get();
+    for (auto& made : decoder_peaks_made_) decoder_peaks_.push_back(made.get());
     times_.decoders_wait = seconds_since(w0);
     times_.decoders = making_->seconds();
     summary_.decoder = where_.gpu ? describe_devices(where_.devices) : made_[0]->name();
@@ -288,6 +295,7 @@ OutputRows SparseRun::decode(const Part& p, const ReadBatch& batch, std::size_t 
     if (!decoder_peaks_.empty()) {
         const auto l0 = Clock::now();
         decoder_peaks_[k]->label_frames(rows, batch.first);
+        decoder_peaks_[k]->pair_within(rows);
         peaks_by_[k] += seconds_since(l0);
     }
     return rows;
@@ -302,7 +310,7 @@ bool SparseRun::hand_on(const Part& p, OutputRows&& rows) {
         if (decoder_peaks_.empty())
             peaks_->label(rows, summary_.frames);
         else
-            peaks_->pair_frames(rows);
+            peaks_->pair_across(rows);
         summary_.peaks += rows.peak_props.size() / 5;
         summary_.peak_pairs += rows.peak_pairs.size() / 5;
         times_.peaks += seconds_since(l0);

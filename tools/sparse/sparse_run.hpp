@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -85,6 +86,7 @@ private:
     std::optional<SpotFilter> spots_;
     std::optional<ListPeaks> peaks_;
     std::vector<std::unique_ptr<ListPeaks>> decoder_peaks_;
+    std::vector<std::future<std::unique_ptr<ListPeaks>>> decoder_peaks_made_;  // taken with the decoders
     std::optional<Progress> progress_;
     std::vector<std::size_t> frames_by_;
     std::vector<double> decoding_by_, peaks_by_;
