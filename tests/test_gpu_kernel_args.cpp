@@ -1,6 +1,6 @@
 // The kernels' arguments (kernel_abi.h's lists): every kernel in the embedded fatbin takes its
 // struct's fields where the struct has them, and a kernel loaded with another kernel's struct is
-// refused by name, whether it takes fewer parameters, more, or others. Part of test_gpu.
+// refused by name, whether it takes fewer parameters or others. Part of test_gpu.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -31,12 +31,19 @@ struct LoadedKernels {
     }
 };
 
-// Loads each named kernel with Args (which checks its parameters); returns how many.
+// Loads each named kernel with Args (which checks the parameters Args has), then asks for one
+// past them, which the driver must refuse: the kernel takes no more. (That question is a CUDA
+// API error by design, which compute-sanitizer reports: run it with ~[kernel-args].) Returns
+// how many kernels.
 template <class Args>
 std::size_t load_all(const cuda::detail::Module& module, const std::vector<std::string>& names) {
+    const std::size_t params = cuda::detail::ArgsLayout<Args>::spans().size();
     for (const std::string& name : names) {
         INFO(name);
         CHECK_NOTHROW(Kernel<Args>(module, name));
+        std::size_t offset = 0, size = 0;
+        CHECK(cuda::detail::driver().cuFuncGetParamInfo(cuda::detail::kernel(module, name), params, &offset, &size) ==
+              CUDA_ERROR_INVALID_VALUE);
     }
     return names.size();
 }
@@ -72,7 +79,8 @@ void require_refused(const cuda::detail::Module& module, const std::string& name
 
 }  // namespace
 
-TEST_CASE("every kernel in the fatbin takes its argument struct's fields where the struct has them", "[gpu][kernel-args]") {
+TEST_CASE("every kernel in the fatbin takes its argument struct's fields where the struct has them, and no more",
+          "[gpu][kernel-args]") {
     // The driver here (CUDA 12.4 or newer) can say where parameters lie: without it this would pass unchecked.
     REQUIRE(cuda::detail::driver().cuFuncGetParamInfo != nullptr);
     const LoadedKernels k;
@@ -104,10 +112,9 @@ TEST_CASE("a kernel loaded with another kernel's argument struct is refused, nam
     REQUIRE(cuda::detail::driver().cuFuncGetParamInfo != nullptr);
     const LoadedKernels k;
     // gather's 6 parameters against unblock's (its 4th a count, not a pointer) and against
-    // identity's 2; identity's 2 (two pointers) against smooth's 5, whose first two are pointers.
+    // identity's 2. (A kernel taking more than its struct's is not asked about when loaded, see
+    // kernel_launch.cpp; the test above shows that none of ours does.)
     require_refused<abi::GatherArgs>(k.module, "bslz4_unblock",
                                      "parameter 3 is at offset 24, 4 bytes, the runtime's at offset 24, 8 bytes");
     require_refused<abi::GatherArgs>(k.module, "bslz4_peaks_identity", "it takes 2 parameters, the runtime passes 6");
-    require_refused<abi::PeaksIdentityArgs>(k.module, "bslz4_peaks_smooth",
-                                            "it takes more than the 2 parameters the runtime passes");
 }

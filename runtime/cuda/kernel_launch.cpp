@@ -28,9 +28,8 @@ std::size_t checked_param_bytes(CUfunction f, const std::string& name, const std
         if (k.offset != spans[i].offset || k.size != spans[i].size)
             refuse("parameter " + std::to_string(i) + " is at " + span_text(k) + ", the runtime's at " + span_text(spans[i]));
     }
-    ParamSpan extra{};
-    if (info(f, spans.size(), &extra.offset, &extra.size) == CUDA_SUCCESS)
-        refuse("it takes more than the " + std::to_string(spans.size()) + " parameters the runtime passes");
+    // Not asked: whether it takes more. The driver has no parameter count, and asking for a
+    // parameter past the last is an API error, which compute-sanitizer reports on every load.
     return bytes;
 }
 

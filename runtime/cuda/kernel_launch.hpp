@@ -47,7 +47,7 @@ BSLZ4_ARGS_LAYOUT(IntegrateArgs, BSLZ4_INTEGRATE_ARGS, void, void, void)
 #undef BSLZ4_PARAM_SPAN
 
 // The bytes of `name`'s parameter buffer, after checking (where the driver can tell:
-// cuFuncGetParamInfo, drivers for CUDA 12.4 and newer) that its parameters are `spans`.
+// cuFuncGetParamInfo, drivers for CUDA 12.4 and newer) that its parameters begin with `spans`.
 std::size_t checked_param_bytes(CUfunction f, const std::string& name, const std::vector<ParamSpan>& spans);
 
 template <class Args>
