@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "bslz4/chunk_header.hpp"
+#include "scan_layout.hpp"
 
 namespace bslz4::tool {
 
@@ -243,87 +244,6 @@ void add_dataset(ScanInput& scan, const std::string& path) {
     scan.datasets.push_back(std::move(d));
 }
 
-// Every link on the path is a hard link: the object's own place, not a link to it from elsewhere.
-bool hard_links_only(hid_t file, const std::string& path) {
-    for (std::size_t at = path.find('/', 1);; at = path.find('/', at + 1)) {
-        const std::string link = path.substr(0, at);
-        H5L_info_t info{};
-        if (H5Lget_info(file, link.c_str(), &info, H5P_DEFAULT) < 0)
-            throw h5::failure("cannot read the link " + link + " (damaged file?)");  // it exists: exists() said so
-        if (info.type != H5L_TYPE_HARD) return false;
-        if (at == std::string::npos) return true;
-    }
-}
-
-bool is_frames_dataset(hid_t file, const std::string& path, const std::string& file_name) {
-    if (!h5::exists(file, path, file_name) || !hard_links_only(file, path)) return false;
-    const hid_t object = H5Oopen(file, path.c_str(), H5P_DEFAULT);
-    if (object < 0) return false;
-    const bool frames = H5Iget_type(object) == H5I_DATASET && h5::dataset_shape(object).size() == 3;
-    H5Oclose(object);
-    return frames;
-}
-
-// A LImA file's frames: /entry_NNNN/INSTRUMENT/DETECTOR/data (LImA's HDF5 saving, as ESRF
-// beamlines write it: /entry_0000/ESRF-ID11/eiger/data).
-std::vector<std::string> lima_datasets(hid_t file, const std::string& file_name) {
-    std::vector<std::string> found;
-    for (const std::string& entry : h5::link_names(file, "/", file_name)) {
-        if (entry.rfind("entry_", 0) != 0) continue;
-        for (const std::string& instrument : h5::link_names(file, "/" + entry, file_name))
-            for (const std::string& detector : h5::link_names(file, "/" + entry + "/" + instrument, file_name)) {
-                const std::string path = "/" + entry + "/" + instrument + "/" + detector + "/data";
-                if (is_frames_dataset(file, path, file_name)) found.push_back(path);
-            }
-    }
-    return found;
-}
-
-// An Eiger master's data links in /entry/data, data_000001 up, checked to follow on from 1 with
-// no gap: a missing or damaged link would otherwise drop the frames after it without a word.
-// Empty when the group holds no data_ link.
-std::vector<std::string> eiger_data_links(hid_t file, const std::string& file_name) {
-    std::vector<std::string> names;
-    for (const std::string& name : h5::link_names(file, "/entry/data", file_name)) {
-        const bool printable = std::all_of(name.begin(), name.end(), [](char c) { return c > ' ' && c < 127; });
-        if (printable && name.rfind("data_", 0) != 0) continue;
-        const bool numbered = name.size() == 11 && name.find_first_not_of("0123456789", 5) == std::string::npos;
-        if (!printable || !numbered)
-            throw Error(ErrorCode::io, file_name + ": /entry/data holds a link named '" + (printable ? name : "(unprintable)") +
-                                           "', not data_NNNNNN: a damaged or unexpected data link; the frames cannot be "
-                                           "known to be whole (give --dataset PATH to read one dataset)");
-        names.push_back(name);  // in name order: numbers of six digits sort as numbers
-    }
-    for (std::size_t k = 0; k < names.size(); ++k) {
-        char expected[16];
-        std::snprintf(expected, sizeof expected, "data_%06zu", k + 1);
-        if (names[k] != expected)
-            throw Error(ErrorCode::io, file_name + ": /entry/data has " + names[k] + " but no " + expected +
-                                           ": the data links of an Eiger master must follow on from data_000001 with no gap "
-                                           "(a missing link would drop frames)");
-    }
-    for (std::string& name : names) name = "/entry/data/" + name;
-    return names;
-}
-
-// The frames an Eiger master says it took (detectorSpecific's nimages x ntrigger), or 0 when it
-// does not say.
-std::size_t eiger_frames_recorded(hid_t file, const std::string& file_name) {
-    const std::string place = "/entry/instrument/detector/detectorSpecific/";
-    auto value = [&](const char* name) -> std::int64_t {
-        const std::string path = place + name;
-        if (!h5::exists(file, path, file_name)) return -1;
-        const h5::Handle d = h5::open_dataset(file, path, file_name);
-        const auto v = h5::read_all<std::int64_t>(d.get(), H5T_NATIVE_INT64, file_name + ":" + path);
-        if (v.size() != 1 || v[0] < 0) throw Error(ErrorCode::bad_argument, file_name + ":" + path + ": not one count");
-        return v[0];
-    };
-    const std::int64_t images = value("nimages"), triggers = value("ntrigger");
-    if (images < 0) return 0;
-    return static_cast<std::size_t>(images) * static_cast<std::size_t>(triggers > 0 ? triggers : 1);
-}
-
-
 // The mask of the detector that took the frames at `data`: NeXus's place in an Eiger master
 // file, else the NXdetector's pixel_mask beside its data.
 std::vector<std::string> mask_places(const std::string& data) {
@@ -348,14 +268,14 @@ ScanInput open_scan(const std::string& file_name, const std::string& dataset, Ne
     } else if (h5::exists(scan.file.get(), "/entry/data/data", file_name)) {
         add_dataset(scan, "/entry/data/data");
     } else {
-        for (const std::string& name : eiger_data_links(scan.file.get(), file_name)) {
+        for (const std::string& name : scan_layout::eiger_data_links(scan.file.get(), file_name)) {
             const std::string dangling = h5::dangling_link(scan.file.get(), name);
             if (!dangling.empty()) throw Error(ErrorCode::io, file_name + ": " + dangling);
             add_dataset(scan, name);
             scan.eiger_master = true;
         }
         if (scan.eiger_master) {
-            const std::size_t recorded = eiger_frames_recorded(scan.file.get(), file_name);
+            const std::size_t recorded = scan_layout::eiger_frames_recorded(scan.file.get(), file_name);
             if (recorded && recorded != scan.frames)
                 throw Error(ErrorCode::io, file_name + ": the data files hold " + std::to_string(scan.frames) +
                                                " frames, but the master records " + std::to_string(recorded) +
@@ -363,7 +283,7 @@ ScanInput open_scan(const std::string& file_name, const std::string& dataset, Ne
                                                "extra; give --dataset /entry/data/data_NNNNNN to read one anyway");
         }
         if (scan.datasets.empty()) {
-            const std::vector<std::string> lima = lima_datasets(scan.file.get(), file_name);
+            const std::vector<std::string> lima = scan_layout::lima_datasets(scan.file.get(), file_name);
             if (lima.size() == 1) {
                 add_dataset(scan, lima[0]);
             } else if (lima.size() > 1) {
