@@ -1,7 +1,8 @@
 // A kernel with its argument struct (kernel_abi.h): a Kernel<Args> is launched with an Args
 // and nothing else, the struct passed as the launch's parameter buffer. Loading one checks
-// that the kernel's parameters lie where Args's fields do, so a fatbin built from other
-// sources (-Dprebuilt_fatbin) is refused by name rather than handed arguments out of place.
+// (drivers for CUDA 12.4 and newer) that the kernel's first parameters lie where Args's fields
+// do, so a fatbin built from other sources (-Dprebuilt_fatbin) is refused by name rather than
+// handed arguments out of place.
 #pragma once
 #include <cuda.h>
 

@@ -146,7 +146,8 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
 #endif
     if (p.gpu) p.devices = job.devices.empty() ? std::vector<int>{0} : job.devices;
     unsigned objects = std::max(1u, job.objects_per_gpu);
-    if (p.gpu && job.peaks) objects += kMoreObjectsWithPeaks;
+    // Not with the spot filter on (pixels_in_spot > 1): the collector labels then, after it.
+    if (p.gpu && job.peaks && job.pixels_in_spot <= 1) objects += kMoreObjectsWithPeaks;
     for (unsigned k = 0; k < objects; ++k)
         for (int d : p.devices) p.decoders.push_back(d);
     if (!p.gpu) p.decoders = {-1};

@@ -100,7 +100,8 @@ struct JobTimes {
     double matrix = 0;        // the matrix read and checked (with --matrix), while the first batches are read
     double decoders = 0;      // the decoder objects made (GPU: context, module, buffers), on
                               // threads of their own while the index is read
-    double decoders_wait = 0; // of that, what the job waited for after the index
+    double decoders_wait = 0; // of that, what the job waited for after the index (with the
+                              // decoders' peak labellers, --peaks on GPUs, made beside them)
     double slot_memory = 0;   // the ring's slots made (pinned: see pinned_ring), by the reader threads,
                               // summed over them (overlapping the first reads and decodes)
     double first_batch = 0;   // from the readers' start to the first batch's rows handed to the writer
