@@ -180,7 +180,7 @@ def test_the_gil_is_released_while_the_scan_runs(tmp_path):
 
 def test_ctrl_c_stops_the_scan_after_the_batch_in_hand_and_raises_keyboardinterrupt(tmp_path):
     write_scan(tmp_path / "s.h5", scan_frames(3000))
-    first = threading.Event()
+    first, sent = threading.Event(), threading.Event()
 
     main_thread = threading.main_thread().ident
 
@@ -190,12 +190,15 @@ def test_ctrl_c_stops_the_scan_after_the_batch_in_hand_and_raises_keyboardinterr
         # signal may land on one of the job's threads, and the main thread learns of it only
         # at its next check, which a loaded host can put after the scan's last batch.
         signal.pthread_kill(main_thread, signal.SIGINT)
+        sent.set()
 
     def progress(done, total):
-        # The first batch waits for the signal (the sleep ends when it comes, or after it).
+        # The first batch waits until the signal has been sent (a wait the signal interrupts),
+        # not a fixed time: on a loaded host this thread may not run within a second.
         if not first.is_set():
             first.set()
-            time.sleep(1)
+            sent.wait(60)
+            time.sleep(0.5)  # the handler runs at the main thread's next check, here at the latest
 
     t = threading.Thread(target=interrupt)
     t.start()
