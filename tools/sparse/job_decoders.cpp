@@ -146,13 +146,14 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
 #endif
     if (p.gpu) p.devices = job.devices.empty() ? std::vector<int>{0} : job.devices;
     unsigned objects = std::max(1u, job.objects_per_gpu);
-    // Not with the spot filter on (pixels_in_spot > 1): the collector labels then, after it.
-    if (p.gpu && job.peaks && job.pixels_in_spot <= 1) objects += kMoreObjectsWithPeaks;
+    if (decoders_label_peaks(job, p.gpu)) objects += kMoreObjectsWithPeaks;
     for (unsigned k = 0; k < objects; ++k)
         for (int d : p.devices) p.decoders.push_back(d);
     if (!p.gpu) p.decoders = {-1};
     return p;
 }
+
+bool decoders_label_peaks(const SparseJob& job, bool gpu) { return gpu && job.peaks && job.pixels_in_spot <= 1; }
 
 MakeSlotMemory slot_memory(const SparseJob& job, const Placement& where) {
 #if BSLZ4_HAVE_CUDA

@@ -57,6 +57,9 @@ struct Placement {
     std::vector<int> decoders;  // the device of each decoder (-1: the CPU)
 };
 Placement place(const SparseJob& job, const ScanInput& scan);
+// Whether the decoders' threads label the peaks (--peaks on GPUs, no spot filter to cut the lists
+// first); else the collector does. place() counts a decoder more for it.
+bool decoders_label_peaks(const SparseJob& job, bool gpu);
 
 // The memory of the ring's slots: pinned (for DMA) when decoding on GPUs with job.pinned_ring.
 MakeSlotMemory slot_memory(const SparseJob& job, const Placement& where);

@@ -232,7 +232,7 @@ void SparseRun::prepare_loop() {
     // with the batch before, on the collector (in the batches' order). On the CPU all of it is
     // on the collector: the CPU decoder's one thread drives all the cores, and labelling
     // there held it up (H200 host, dense: 0.50 x the job without peaks, 0.66 on the collector).
-    const bool decoders_label = job_.peaks && !spots_->active() && where_.gpu;  // as place() counts on
+    const bool decoders_label = decoders_label_peaks(job_, where_.gpu);
     // The collector's labeller is on the GPU only where it labels: one needs a module of its own.
     if (job_.peaks)
         peaks_.emplace(*job_.peaks, scan_.type, scan_.ni, scan_.nj, job_.peak_threads,
