@@ -23,8 +23,9 @@ std::size_t checked_param_bytes(CUfunction f, const std::string& name, const std
     };
     for (std::size_t i = 0; i < spans.size(); ++i) {
         ParamSpan k{};
-        if (info(f, i, &k.offset, &k.size) != CUDA_SUCCESS)
-            refuse("it takes " + std::to_string(i) + " parameters, the runtime passes " + std::to_string(spans.size()));
+        if (const CUresult r = info(f, i, &k.offset, &k.size); r != CUDA_SUCCESS)
+            refuse("it takes " + std::to_string(i) + " parameters, the runtime passes " + std::to_string(spans.size()) +
+                   " (cuFuncGetParamInfo(" + std::to_string(i) + "): " + result_name(r) + ")");
         if (k.offset != spans[i].offset || k.size != spans[i].size)
             refuse("parameter " + std::to_string(i) + " is at " + span_text(k) + ", the runtime's at " + span_text(spans[i]));
     }

@@ -60,15 +60,19 @@ public:
     Kernel() = default;
     // The module's kernel `name` (e.g. "bslz4_decode_u16"), whose parameters must be Args's.
     Kernel(const Module& module, const std::string& name)
-        : f_(kernel(module, name)), name_(name), bytes_(checked_param_bytes(f_, name, ArgsLayout<Args>::spans())) {}
+        : f_(kernel(module, name)), name_(name), launch_call_("cuLaunchKernel(" + name + ")"),
+          bytes_(checked_param_bytes(f_, name, ArgsLayout<Args>::spans())) {}
 
     CUfunction get() const { return f_; }
     const std::string& name() const { return name_; }
     std::size_t param_bytes() const { return bytes_; }
+    // "cuLaunchKernel(<name>)", made once: a launch's error names the kernel without a string a launch.
+    const char* launch_call() const { return launch_call_.c_str(); }
 
 private:
     CUfunction f_ = nullptr;
     std::string name_;
+    std::string launch_call_;
     std::size_t bytes_ = 0;
 };
 
@@ -78,7 +82,7 @@ void launch(const Kernel<Args>& k, Grid g, CUstream stream, const Args& args) {
     std::size_t bytes = k.param_bytes();
     void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes, CU_LAUNCH_PARAM_END};
     check(driver().cuLaunchKernel(k.get(), g.x, g.y, 1, g.threads, 1, 1, g.shared_bytes, stream, nullptr, extra),
-          "cuLaunchKernel(" + k.name() + ")");
+          k.launch_call());
 }
 
 }  // namespace bslz4::cuda::detail
