@@ -1,8 +1,10 @@
 // The kernels' arguments (kernel_abi.h's lists): every kernel in the embedded fatbin takes its
 // struct's fields where the struct has them, and a kernel loaded with another kernel's struct is
-// refused by name, whether it takes fewer parameters or others. Part of test_gpu.
+// refused by name, whether it takes fewer parameters or others; the module they come from is
+// loaded once for a device's objects. Part of test_gpu.
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "context.hpp"
 #include "driver_api.hpp"
 #include "kernel_abi.h"
+#include "kernel_image.hpp"
 #include "kernel_launch.hpp"
 
 using namespace bslz4;
@@ -117,4 +120,26 @@ TEST_CASE("a kernel loaded with another kernel's argument struct is refused, nam
     require_refused<abi::GatherArgs>(k.module, "bslz4_unblock",
                                      "parameter 3 is at offset 24, 4 bytes, the runtime's at offset 24, 8 bytes");
     require_refused<abi::GatherArgs>(k.module, "bslz4_peaks_identity", "it takes 2 parameters, the runtime passes 6 (cuFuncGetParamInfo(2): CUDA_ERROR_");
+}
+
+TEST_CASE("a device's objects share one loaded module while any of them holds it, and it is loaded anew after the last",
+          "[gpu][kernel-args]") {
+    cuda::detail::PrimaryContext ctx{0};
+    cuda::detail::ScopedContext scope{ctx};
+    const cuda::DeviceInfo info = cuda::device_info(0);
+    auto a = cuda::detail::shared_kernels(0, info.sm, info.name);
+    auto b = cuda::detail::shared_kernels(0, info.sm, info.name);
+    REQUIRE(a == b);
+    REQUIRE(a->get() != nullptr);
+    CHECK(cuda::detail::kernel(*a, "bslz4_decode_u16") == cuda::detail::kernel(*b, "bslz4_decode_u16"));
+    a.reset();
+    CHECK(cuda::detail::shared_kernels(0, info.sm, info.name) == b);  // b still holds it
+    const std::weak_ptr<const cuda::detail::Module> gone = b;
+    {
+        const auto last = std::move(b);
+    }
+    REQUIRE(gone.expired());  // unloaded with its last holder
+    const auto again = cuda::detail::shared_kernels(0, info.sm, info.name);
+    CHECK(again.use_count() == 1);
+    CHECK(cuda::detail::kernel(*again, "bslz4_decode_u16") != nullptr);
 }

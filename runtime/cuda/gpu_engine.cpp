@@ -59,9 +59,9 @@ Chunk2SparseOptions checked_options(Chunk2SparseOptions o, PixelType t) {
     return o;
 }
 
-Module kernels_for(const PrimaryContext& ctx, const DeviceInfo& info) {
+std::shared_ptr<const Module> kernels_for(const PrimaryContext& ctx, const DeviceInfo& info) {
     ScopedContext scope(ctx);
-    return load_kernels(info.sm, info.name);
+    return shared_kernels(ctx.ordinal(), info.sm, info.name);
 }
 
 // Sized from the memory free now, not the card's: another process may hold most of it.
@@ -110,7 +110,7 @@ GpuEngine::GpuEngine(ByteView m, std::size_t ni, std::size_t nj, PixelType t, Ch
       faults_(format_, options_.codec),
       staging_(format_, options_.codec, faults_, staging_threads_),
       upload_(format_, sizes_.batch, memory_budget_),
-      kernels_(ctx_, module_, info_, format_, sizes_.batch, mask_, powder_spec_) {
+      kernels_(ctx_, *module_, info_, format_, sizes_.batch, mask_, powder_spec_) {
     ScopedContext scope(ctx_);
     slots_.reserve(kSlots);
     for (unsigned k = 0; k < kSlots; ++k) slots_.emplace_back(format_, sizes_.batch, sizes_.group);
@@ -135,7 +135,7 @@ void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
     powder_spec_.scale = m.fixed_point() ? m.powder_scale : 1;
     powder_spec_.fixed_sums = prepared.fixed_sums;
     powder_spec_.sum_to_f64 = prepared.fixed_sums && a == Accumulator::f64 ? 1 / prepared.powder_scale : 1;
-    kernels_.add_matrix(module_);
+    kernels_.add_matrix(*module_);
     const std::size_t passes = (sizes_.batch + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
     for (GroupSlot& s : slots_) s.add_powders(passes * abi::kFramesPerPass * format_.npix * format_.bpp);
 }

@@ -139,7 +139,7 @@ private:
     bslz4::detail::ThreadPool staging_threads_;
     GroupCollector collector_;
     Chunk2SparseOptions options_;
-    Module module_;
+    std::shared_ptr<const Module> module_;  // shared by the device's objects
     // 1/24 of the device memory free when the object was made: a group's chunks and lists take
     // at most twice this, a batch's frames and sequences at most once, so the three slots
     // together stay under 9/24 of what was free.

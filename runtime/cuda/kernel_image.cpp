@@ -1,5 +1,8 @@
 #include "kernel_image.hpp"
 
+#include <map>
+#include <mutex>
+
 #include "bslz4/cuda/device.hpp"
 
 namespace bslz4::cuda {
@@ -22,6 +25,17 @@ Module load_kernels(int sm, const std::string& device_name) {
                                ") cannot JIT the kernels' PTX (built with CUDA " BSLZ4_CUDA_TOOLKIT "); update the NVIDIA driver");
     check(r, call);
     return Module();
+}
+
+std::shared_ptr<const Module> shared_kernels(int ordinal, int sm, const std::string& device_name) {
+    static std::mutex loading;
+    static std::map<int, std::weak_ptr<const Module>> loaded;
+    const std::lock_guard<std::mutex> lock(loading);
+    std::weak_ptr<const Module>& held = loaded[ordinal];
+    if (std::shared_ptr<const Module> m = held.lock()) return m;
+    auto m = std::make_shared<const Module>(load_kernels(sm, device_name));
+    held = m;
+    return m;
 }
 
 CUfunction kernel(const Module& module, const std::string& name) {

@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "driver_objects.hpp"
@@ -15,6 +16,10 @@ namespace bslz4::cuda::detail {
 
 // Loads the kernels into the current context of device `sm` (e.g. 90).
 Module load_kernels(int sm, const std::string& device_name);
+// The kernels in device `ordinal`'s primary context (current), loaded once for all the
+// objects that hold them at a time: a job's decoders and peak labellers, made side by side,
+// would otherwise each load the whole module, one after another inside the driver.
+std::shared_ptr<const Module> shared_kernels(int ordinal, int sm, const std::string& device_name);
 CUfunction kernel(const Module& module, const std::string& name);
 
 }  // namespace bslz4::cuda::detail

@@ -64,7 +64,7 @@ std::uint8_t* download(CUdeviceptr from, PinnedParts& staging, std::size_t bytes
 struct PeakLabeller::State {
     PrimaryContext ctx;
     DeviceInfo info;
-    Module module;
+    std::shared_ptr<const Module> module;
     Stream stream;
     Kernel<bslz4_abi::PeaksIdentityArgs> identity;
     Kernel<bslz4_abi::PeaksSmoothArgs> smooth;
@@ -78,16 +78,16 @@ struct PeakLabeller::State {
     TransferBuffer to_device, from_device;
     explicit State(int device) : ctx(device), info(device_info(device)) {
         ScopedContext scope(ctx);
-        module = load_kernels(info.sm, info.name);
+        module = shared_kernels(ctx.ordinal(), info.sm, info.name);
         stream = make_stream();
-        identity = {module, "bslz4_peaks_identity"};
-        smooth = {module, "bslz4_peaks_smooth"};
-        uphill = {module, "bslz4_peaks_uphill"};
-        join = {module, "bslz4_peaks_join"};
-        roots = {module, "bslz4_peaks_roots"};
-        number = {module, "bslz4_peaks_number"};
-        first = {module, "bslz4_peaks_first"};
-        measure = {module, "bslz4_peaks_measure"};
+        identity = {*module, "bslz4_peaks_identity"};
+        smooth = {*module, "bslz4_peaks_smooth"};
+        uphill = {*module, "bslz4_peaks_uphill"};
+        join = {*module, "bslz4_peaks_join"};
+        roots = {*module, "bslz4_peaks_roots"};
+        number = {*module, "bslz4_peaks_number"};
+        first = {*module, "bslz4_peaks_first"};
+        measure = {*module, "bslz4_peaks_measure"};
     }
 
     // The kernels that give each listed pixel its peak's number: links (cp: 8-connected
