@@ -75,9 +75,10 @@ struct PeakLabeller::State {
     Kernel<bslz4_abi::PeaksFirstArgs> first;
     Kernel<bslz4_abi::PeaksMeasureArgs> measure;
     DeviceBuffer first_px, row, col, value, smoothed, link, is_root, numbers, labels, nlabels, peak_first, props;
-    TransferBuffer to_device, from_device;
+    TransferBuffer to_device, from_device, peak_count;
     explicit State(int device) : ctx(device), info(device_info(device)) {
         ScopedContext scope(ctx);
+        peak_count = TransferBuffer(8, "peak labels: peak count");
         module = shared_kernels(ctx.ordinal(), info.sm, info.name);
         stream = make_stream();
         identity = {*module, "bslz4_peaks_identity"};
@@ -225,7 +226,6 @@ void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optiona
     grow(s.labels, n * 4, "peak labels: labels");
     grow(s.nlabels, frames * 4, "peak labels: counts");
     grow(s.peak_first, (frames + 1) * 8, "peak labels: peak starts");
-    grow(s.props, n * 5 * 8, "peak labels: sums");  // at most a peak a pixel
     grow(s.to_device, PinnedParts::aligned((frames + 1) * 8) + PinnedParts::aligned(n * 2) * 2 + PinnedParts::aligned(n * 4),
          "peak labels: lists staged");
     PinnedParts up(s.to_device);
@@ -238,14 +238,18 @@ void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optiona
     const Grid per_pixel{blocks, static_cast<unsigned>(frames), kPeakThreads, 0};
     const bool cp = rule == PeakRule::cplabel;
     s.queue_labels(cp, per_pixel, frames);
-    grow(s.from_device, PinnedParts::aligned(8) + PinnedParts::aligned(n * 4) + PinnedParts::aligned(frames * 4) + n * 5 * 8,
-         "peak labels: results staged");
-    PinnedParts down(s.from_device);
+    // The sums and their staging are sized by the peaks counted, not by the worst case of a
+    // peak a pixel: a dense batch lists some 100 pixels a peak, and pinning 40 bytes a pixel
+    // (over 100 MB a dense batch) made a job's first batch wait.
+    PinnedParts count_part(s.peak_count);
     std::uint64_t peaks = 0;
-    const std::uint8_t* count = download(s.peak_first.get() + frames * 8, down, 8, st, "cuMemcpyDtoHAsync(peak count)");
+    const std::uint8_t* count = download(s.peak_first.get() + frames * 8, count_part, 8, st, "cuMemcpyDtoHAsync(peak count)");
     check(driver().cuStreamSynchronize(st), "cuStreamSynchronize(peak count)");
     std::memcpy(&peaks, count, 8);
     if (peaks > n) throw Error(ErrorCode::gpu_fault, "peak labels: the GPU counted more peaks than pixels");
+    grow(s.props, std::max<std::size_t>(peaks, 1) * 5 * 8, "peak labels: sums");
+    grow(s.from_device, PinnedParts::aligned(n * 4) + PinnedParts::aligned(frames * 4) + peaks * 5 * 8, "peak labels: results staged");
+    PinnedParts down(s.from_device);
     check(driver().cuMemsetD8Async(s.props.get(), 0, peaks * 5 * 8, st), "cuMemsetD8Async(peak sums)");
     s.queue_measure(cp, per_pixel, wtmax);
     out.props.resize(peaks * 5);
