@@ -239,8 +239,8 @@ void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optiona
     const bool cp = rule == PeakRule::cplabel;
     s.queue_labels(cp, per_pixel, frames);
     // The sums and their staging are sized by the peaks counted, not by the worst case of a
-    // peak a pixel: a dense batch lists some 100 pixels a peak, and pinning 40 bytes a pixel
-    // (over 100 MB a dense batch) made a job's first batch wait.
+    // peak a pixel: the bench's dense frames list about 27 pixels a peak, and pinning 40 bytes
+    // a listed pixel (some 20 MB for a batch of 64 of them) held up a job's first batch.
     PinnedParts count_part(s.peak_count);
     std::uint64_t peaks = 0;
     const std::uint8_t* count = download(s.peak_first.get() + frames * 8, count_part, 8, st, "cuMemcpyDtoHAsync(peak count)");
