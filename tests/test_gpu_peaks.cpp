@@ -128,6 +128,43 @@ TEST_CASE("a batch of more frames than one numbering block holds is labelled in 
     check_batch(gpu, b, std::nullopt);
 }
 
+TEST_CASE("lists written into the labeller's staging label as the same lists given to label(); a staging is labelled once",
+          "[peaks]") {
+    cuda::PeakLabeller gpu(0);
+    std::mt19937 rng(34);
+    Batch big, small, parts, empty;
+    big.rows = small.rows = 97;
+    big.cols = small.cols = 131;
+    for (const double density : {0.3, 0.0, 1.0, 0.05}) big.add(rng, density, 700);
+    small.add(rng, 0.01, 40);
+    parts.rows = 4;
+    parts.cols = 9;
+    for (int f = 0; f < 4099; ++f) parts.add(rng, 0.5, 6);
+    empty.rows = empty.cols = 8;
+    empty.add(rng, 0.0, 1);
+    for (const Batch* b : {&big, &small, &parts, &empty, &big})
+        for (const auto rule : {cuda::PeakRule::lmlabel, cuda::PeakRule::cplabel}) {
+            INFO(b->nnz.size() << " frames of " << b->rows << " x " << b->cols << ", " << b->row.size() << " pixels");
+            cuda::PeakLabels copied, staged;
+            gpu.label(rule, b->view(), 5.0, copied);
+            cuda::PeakFrames shape = b->view();
+            shape.row = shape.col = nullptr;
+            shape.value = nullptr;
+            const cuda::PeakStaging to = gpu.stage(shape);
+            REQUIRE(to.pixels == b->row.size());
+            for (std::size_t k = 0; k < to.pixels; ++k) {
+                to.row[k] = b->row[k];
+                to.col[k] = b->col[k];
+                to.value[k] = b->value[k];
+            }
+            gpu.label_staged(rule, 5.0, staged);
+            CHECK(staged.labels == copied.labels);
+            CHECK(staged.nlabels == copied.nlabels);
+            CHECK(staged.props == copied.props);
+            CHECK_THROWS_WITH(gpu.label_staged(rule, 5.0, staged), Catch::Contains("no batch staged"));
+        }
+}
+
 TEST_CASE("frames larger than uint16 rows and columns hold are refused", "[peaks]") {
     cuda::PeakLabeller gpu(0);
     Batch b;

@@ -484,3 +484,65 @@ TEST_CASE("batches taken by several decoders at once come back in frame order; a
     CHECK_FALSE(tool::decode_in_order(reader, 3, ring.slots(), numbered_rows, [&](OutputRows&&) { return ++sunk < 3; }));
     CHECK(sunk == 3);
 }
+
+TEST_CASE("a batch's finishing step runs on its decoder's thread after its slot is back, and its error is that batch's",
+          "[sparse-cli][device]") {
+    const std::size_t frames = 64 * 6;
+    const IndexedScan s = indexed_scan(temp_path("cli_finish.h5"), frames);
+    // One slot, two decoders, a window of two: batch 1 can be read only into the slot batch 0
+    // gave back, so batch 0's finishing step sees batch 1 decoded only if it runs after that.
+    tool::BufferRing ring(1, tool::largest_batch_bytes(s.index, 64), tool::ordinary_memory);
+    tool::BatchReader reader(s.index, ring, 64, 1);
+    std::atomic<bool> second_decoded{false};
+    std::mutex m;
+    std::vector<std::thread::id> decoded_on(6), finished_on(6);
+    std::vector<std::size_t> finished_first(6, 99999);
+    std::vector<std::uint32_t> seen;
+    const bool all = tool::decode_in_order(
+        reader, 2, 2,
+        [&](const tool::ReadBatch& b, std::size_t k) {
+            if (b.number == 1) second_decoded = true;
+            std::lock_guard<std::mutex> lock(m);
+            decoded_on.at(b.number) = std::this_thread::get_id();
+            return numbered_rows(b, k);
+        },
+        [&](OutputRows&& rows) {
+            seen.insert(seen.end(), rows.nnz.begin(), rows.nnz.end());
+            return true;
+        },
+        [&](OutputRows& rows, std::size_t first, std::size_t) {
+            const std::size_t number = first / 64;
+            if (number == 0) {
+                const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+                while (!second_decoded && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                CHECK(second_decoded);
+            }
+            std::lock_guard<std::mutex> lock(m);
+            finished_on.at(number) = std::this_thread::get_id();
+            finished_first.at(number) = first;
+            rows.nnz.push_back(0);  // what the step did reaches the sink
+        });
+    CHECK(all);
+    REQUIRE(seen.size() == frames + 6);
+    for (std::size_t n = 0; n < 6; ++n) {
+        CHECK(finished_on[n] == decoded_on[n]);
+        CHECK(finished_first[n] == 64 * n);
+        CHECK(seen[65 * n] == 64 * n);
+        CHECK(seen[65 * n + 64] == 0);
+    }
+    // batch 3's finishing step fails: batches 0 to 2 are sunk, then its error is the call's
+    tool::BufferRing ring2(4, tool::largest_batch_bytes(s.index, 64), tool::ordinary_memory);
+    tool::BatchReader reader2(s.index, ring2, 64, 2);
+    std::size_t sunk = 0;
+    CHECK_THROWS_WITH(tool::decode_in_order(
+                          reader2, 3, ring2.slots(), numbered_rows,
+                          [&](OutputRows&&) {
+                              ++sunk;
+                              return true;
+                          },
+                          [&](OutputRows&, std::size_t first, std::size_t) {
+                              if (first == 3 * 64) throw Error("frame 192: its peaks could not be labelled");
+                          }),
+                      "frame 192: its peaks could not be labelled");
+    CHECK(sunk == 3);
+}

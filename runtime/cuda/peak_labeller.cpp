@@ -1,7 +1,8 @@
 // PeakLabeller: the batch uploaded, kernels/peak_labels.cu run on one stream, labels, counts
 // and sums brought back. Device buffers, and the pinned host buffers the copies go through,
 // grow to the largest batch seen and are kept: copies from pageable memory go through the
-// driver's own staging, which the labellers of a job's decoder threads share and wait for.
+// driver's own staging, which the labellers of a job's decoder threads share and wait for. A
+// caller that makes its lists anyway writes them into the pinned staging itself (stage()).
 #include "bslz4/cuda/peak_labels.hpp"
 
 #include <algorithm>
@@ -47,12 +48,6 @@ private:
     std::size_t used_ = 0;
 };
 
-void upload(CUdeviceptr to, PinnedParts& staging, const void* from, std::size_t bytes, CUstream st, const char* what) {
-    if (!bytes) return;
-    std::uint8_t* pinned = staging.next(bytes);
-    std::memcpy(pinned, from, bytes);
-    check(driver().cuMemcpyHtoDAsync(to, pinned, bytes, st), what);
-}
 std::uint8_t* download(CUdeviceptr from, PinnedParts& staging, std::size_t bytes, CUstream st, const char* what) {
     std::uint8_t* pinned = staging.next(bytes);
     if (bytes) check(driver().cuMemcpyDtoHAsync(pinned, from, bytes, st), what);
@@ -75,7 +70,12 @@ struct PeakLabeller::State {
     Kernel<bslz4_abi::PeaksFirstArgs> first;
     Kernel<bslz4_abi::PeaksMeasureArgs> measure;
     DeviceBuffer first_px, row, col, value, smoothed, link, is_root, numbers, labels, nlabels, peak_first, props;
-    TransferBuffer to_device, from_device, peak_count;
+    // to_device: the staged batch's rows, cols and values; starts: a part's frame starts.
+    TransferBuffer to_device, starts, from_device, peak_count;
+    // The batch staged: its shape, and frame f's pixels from pixel_first[f] (frames + 1 of them).
+    std::size_t frames = 0, rows = 0, cols = 0;
+    std::vector<std::uint64_t> pixel_first;
+    bool staged = false;
     explicit State(int device) : ctx(device), info(device_info(device)) {
         ScopedContext scope(ctx);
         peak_count = TransferBuffer(8, "peak labels: peak count");
@@ -143,6 +143,13 @@ struct PeakLabeller::State {
         launch(first, Grid{1, 1, bslz4_abi::kScanThreads, 0}, st, starts);
     }
 
+    // Where the staged batch's arrays lie in to_device.
+    std::uint16_t* staged_row() { return reinterpret_cast<std::uint16_t*>(to_device.data()); }
+    std::uint16_t* staged_col() { return reinterpret_cast<std::uint16_t*>(to_device.data() + PinnedParts::aligned(pixel_first.back() * 2)); }
+    float* staged_value() { return reinterpret_cast<float*>(to_device.data() + 2 * PinnedParts::aligned(pixel_first.back() * 2)); }
+
+    void label_part(bool cp, std::size_t f0, std::size_t f1, const std::optional<double>& wtmax, PeakLabels& out);
+
     // Each peak's five sums (peaks numbered by queue_labels; props zeroed before).
     void queue_measure(bool cp, Grid per_pixel, const std::optional<double>& wtmax) const {
         bslz4_abi::PeaksMeasureArgs m{};
@@ -167,99 +174,116 @@ PeakLabeller::~PeakLabeller() = default;
 PeakLabeller::PeakLabeller(PeakLabeller&&) noexcept = default;
 PeakLabeller& PeakLabeller::operator=(PeakLabeller&&) noexcept = default;
 
-void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optional<double>& wtmax, PeakLabels& out) {
-    using bslz4_abi::kMaxPeakFrames;
-    using bslz4_abi::kPeakThreads;
+PeakStaging PeakLabeller::stage(const PeakFrames& in) {
     if (in.rows > 65536 || in.cols > 65536)
         throw Error(ErrorCode::bad_argument, "peak labels: frames of " + std::to_string(in.rows) + " x " + std::to_string(in.cols) +
                                                  " do not fit uint16 rows and columns");
-    // Batches of more frames than one numbering block holds go through in parts.
-    if (in.frames > kMaxPeakFrames) {
-        PeakLabels part;
-        out = PeakLabels{};
-        std::size_t pixels = 0;
-        for (std::size_t f0 = 0; f0 < in.frames; f0 += kMaxPeakFrames) {
-            PeakFrames p = in;
-            p.frames = std::min<std::size_t>(kMaxPeakFrames, in.frames - f0);
-            p.nnz = in.nnz + f0;
-            p.row = in.row + pixels;
-            p.col = in.col + pixels;
-            p.value = in.value + pixels;
-            label(rule, p, wtmax, part);
-            for (std::size_t k = 4; k < part.props.size(); k += 5) part.props[k] += std::int64_t(f0);
-            out.labels.insert(out.labels.end(), part.labels.begin(), part.labels.end());
-            out.nlabels.insert(out.nlabels.end(), part.nlabels.begin(), part.nlabels.end());
-            out.props.insert(out.props.end(), part.props.begin(), part.props.end());
-            for (std::size_t f = 0; f < p.frames; ++f) pixels += p.nnz[f];
-        }
-        return;
-    }
     State& s = *state_;
-    const std::size_t frames = in.frames;
-    std::vector<std::uint64_t> first(frames + 1, 0);
-    std::size_t most = 0;
-    for (std::size_t f = 0; f < frames; ++f) {
+    s.staged = false;
+    s.pixel_first.assign(in.frames + 1, 0);
+    for (std::size_t f = 0; f < in.frames; ++f) {
         if (std::uint64_t(in.nnz[f]) > std::uint64_t(in.rows) * in.cols)
             throw Error(ErrorCode::bad_argument, "peak labels: frame " + std::to_string(f) + " lists " + std::to_string(in.nnz[f]) +
                                                      " pixels, more than its " + std::to_string(in.rows * in.cols));
-        first[f + 1] = first[f] + in.nnz[f];
-        most = std::max<std::size_t>(most, in.nnz[f]);
+        s.pixel_first[f + 1] = s.pixel_first[f] + in.nnz[f];
     }
-    const std::size_t n = first[frames];
-    out.labels.assign(n, 0);
-    out.nlabels.assign(frames, 0);
+    const std::size_t n = s.pixel_first.back();
+    if (n) {
+        ScopedContext scope(s.ctx);
+        // The staging is rewritten (or made anew) only once the stream is done with it: a call
+        // that threw part way may have left copies queued.
+        check(driver().cuStreamSynchronize(s.stream.get()), "cuStreamSynchronize(peak labels, before staging a batch)");
+        grow(s.to_device, PinnedParts::aligned(n * 2) * 2 + PinnedParts::aligned(n * 4), "peak labels: lists staged");
+    }
+    s.frames = in.frames;
+    s.rows = in.rows;
+    s.cols = in.cols;
+    s.staged = true;
+    if (!n) return PeakStaging{};
+    return PeakStaging{s.staged_row(), s.staged_col(), s.staged_value(), n};
+}
+
+void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optional<double>& wtmax, PeakLabels& out) {
+    const PeakStaging to = stage(in);
+    if (to.pixels) {
+        std::memcpy(to.row, in.row, to.pixels * 2);
+        std::memcpy(to.col, in.col, to.pixels * 2);
+        std::memcpy(to.value, in.value, to.pixels * 4);
+    }
+    label_staged(rule, wtmax, out);
+}
+
+void PeakLabeller::label_staged(PeakRule rule, const std::optional<double>& wtmax, PeakLabels& out) {
+    State& s = *state_;
+    if (!s.staged) throw Error(ErrorCode::bad_argument, "peak labels: label_staged() with no batch staged");
+    s.staged = false;  // a staging is labelled once
+    out.labels.resize(s.pixel_first.back());
+    out.nlabels.assign(s.frames, 0);
     out.props.clear();
-    if (n == 0) return;
+    if (s.pixel_first.back() == 0) return;
     ScopedContext scope(s.ctx);
-    CUstream st = s.stream.get();
-    // Buffers are reused (or made anew) only once the stream is done with them: a call that
-    // threw part way may have left copies and kernels queued.
+    // Batches of more frames than one numbering block holds go through in parts.
+    for (std::size_t f0 = 0; f0 < s.frames; f0 += bslz4_abi::kMaxPeakFrames)
+        s.label_part(rule == PeakRule::cplabel, f0, std::min<std::size_t>(s.frames, f0 + bslz4_abi::kMaxPeakFrames), wtmax, out);
+}
+
+// Frames f0 to f1 of the staged batch: their labels, counts and sums into out (props appended).
+void PeakLabeller::State::label_part(bool cp, std::size_t f0, std::size_t f1, const std::optional<double>& wtmax,
+                                     PeakLabels& out) {
+    using bslz4_abi::kPeakThreads;
+    const std::size_t part = f1 - f0, p0 = pixel_first[f0], n = pixel_first[f1] - p0;
+    if (n == 0) return;
+    std::size_t most = 0;
+    for (std::size_t f = f0; f < f1; ++f) most = std::max<std::size_t>(most, pixel_first[f + 1] - pixel_first[f]);
+    const CUstream st = stream.get();
     check(driver().cuStreamSynchronize(st), "cuStreamSynchronize(peak labels, before reusing its buffers)");
-    grow(s.first_px, (frames + 1) * 8, "peak labels: frame starts");
-    grow(s.row, n * 2, "peak labels: rows");
-    grow(s.col, n * 2, "peak labels: columns");
-    grow(s.value, n * 4, "peak labels: values");
-    grow(s.smoothed, n * 4, "peak labels: smoothed values");
-    grow(s.link, n * 4, "peak labels: links");
-    grow(s.is_root, n * 4, "peak labels: roots");
-    grow(s.numbers, n * 4, "peak labels: numbers");
-    grow(s.labels, n * 4, "peak labels: labels");
-    grow(s.nlabels, frames * 4, "peak labels: counts");
-    grow(s.peak_first, (frames + 1) * 8, "peak labels: peak starts");
-    grow(s.to_device, PinnedParts::aligned((frames + 1) * 8) + PinnedParts::aligned(n * 2) * 2 + PinnedParts::aligned(n * 4),
-         "peak labels: lists staged");
-    PinnedParts up(s.to_device);
-    upload(s.first_px.get(), up, first.data(), (frames + 1) * 8, st, "cuMemcpyHtoDAsync(peak frame starts)");
-    upload(s.row.get(), up, in.row, n * 2, st, "cuMemcpyHtoDAsync(peak rows)");
-    upload(s.col.get(), up, in.col, n * 2, st, "cuMemcpyHtoDAsync(peak columns)");
-    upload(s.value.get(), up, in.value, n * 4, st, "cuMemcpyHtoDAsync(peak values)");
+    grow(first_px, (part + 1) * 8, "peak labels: frame starts");
+    grow(row, n * 2, "peak labels: rows");
+    grow(col, n * 2, "peak labels: columns");
+    grow(value, n * 4, "peak labels: values");
+    grow(smoothed, n * 4, "peak labels: smoothed values");
+    grow(link, n * 4, "peak labels: links");
+    grow(is_root, n * 4, "peak labels: roots");
+    grow(numbers, n * 4, "peak labels: numbers");
+    grow(labels, n * 4, "peak labels: labels");
+    grow(nlabels, part * 4, "peak labels: counts");
+    grow(peak_first, (part + 1) * 8, "peak labels: peak starts");
+    grow(starts, (part + 1) * 8, "peak labels: frame starts staged");
+    std::uint64_t* part_first = reinterpret_cast<std::uint64_t*>(starts.data());
+    for (std::size_t f = 0; f <= part; ++f) part_first[f] = pixel_first[f0 + f] - p0;
+    check(driver().cuMemcpyHtoDAsync(first_px.get(), part_first, (part + 1) * 8, st), "cuMemcpyHtoDAsync(peak frame starts)");
+    check(driver().cuMemcpyHtoDAsync(row.get(), staged_row() + p0, n * 2, st), "cuMemcpyHtoDAsync(peak rows)");
+    check(driver().cuMemcpyHtoDAsync(col.get(), staged_col() + p0, n * 2, st), "cuMemcpyHtoDAsync(peak columns)");
+    check(driver().cuMemcpyHtoDAsync(value.get(), staged_value() + p0, n * 4, st), "cuMemcpyHtoDAsync(peak values)");
 
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((most + kPeakThreads - 1) / kPeakThreads, 4096));
-    const Grid per_pixel{blocks, static_cast<unsigned>(frames), kPeakThreads, 0};
-    const bool cp = rule == PeakRule::cplabel;
-    s.queue_labels(cp, per_pixel, frames);
+    const Grid per_pixel{blocks, static_cast<unsigned>(part), kPeakThreads, 0};
+    queue_labels(cp, per_pixel, part);
     // The sums and their staging are sized by the peaks counted, not by the worst case of a
     // peak a pixel: the bench's dense frames list about 27 pixels a peak, and pinning 40 bytes
     // a listed pixel (some 20 MB for a batch of 64 of them) held up a job's first batch.
-    PinnedParts count_part(s.peak_count);
+    PinnedParts count_part(peak_count);
     std::uint64_t peaks = 0;
-    const std::uint8_t* count = download(s.peak_first.get() + frames * 8, count_part, 8, st, "cuMemcpyDtoHAsync(peak count)");
+    const std::uint8_t* count = download(peak_first.get() + part * 8, count_part, 8, st, "cuMemcpyDtoHAsync(peak count)");
     check(driver().cuStreamSynchronize(st), "cuStreamSynchronize(peak count)");
     std::memcpy(&peaks, count, 8);
     if (peaks > n) throw Error(ErrorCode::gpu_fault, "peak labels: the GPU counted more peaks than pixels");
-    grow(s.props, std::max<std::size_t>(peaks, 1) * 5 * 8, "peak labels: sums");
-    grow(s.from_device, PinnedParts::aligned(n * 4) + PinnedParts::aligned(frames * 4) + peaks * 5 * 8, "peak labels: results staged");
-    PinnedParts down(s.from_device);
-    check(driver().cuMemsetD8Async(s.props.get(), 0, peaks * 5 * 8, st), "cuMemsetD8Async(peak sums)");
-    s.queue_measure(cp, per_pixel, wtmax);
-    out.props.resize(peaks * 5);
-    const std::uint8_t* labels = download(s.labels.get(), down, n * 4, st, "cuMemcpyDtoHAsync(peak labels)");
-    const std::uint8_t* counts = download(s.nlabels.get(), down, frames * 4, st, "cuMemcpyDtoHAsync(peak counts)");
-    const std::uint8_t* sums = download(s.props.get(), down, peaks * 5 * 8, st, "cuMemcpyDtoHAsync(peak sums)");
+    grow(props, std::max<std::size_t>(peaks, 1) * 5 * 8, "peak labels: sums");
+    grow(from_device, PinnedParts::aligned(n * 4) + PinnedParts::aligned(part * 4) + peaks * 5 * 8, "peak labels: results staged");
+    PinnedParts down(from_device);
+    check(driver().cuMemsetD8Async(props.get(), 0, peaks * 5 * 8, st), "cuMemsetD8Async(peak sums)");
+    queue_measure(cp, per_pixel, wtmax);
+    const std::uint8_t* got_labels = download(labels.get(), down, n * 4, st, "cuMemcpyDtoHAsync(peak labels)");
+    const std::uint8_t* got_counts = download(nlabels.get(), down, part * 4, st, "cuMemcpyDtoHAsync(peak counts)");
+    const std::uint8_t* got_sums = download(props.get(), down, peaks * 5 * 8, st, "cuMemcpyDtoHAsync(peak sums)");
     check(driver().cuStreamSynchronize(st), "cuStreamSynchronize(peak labels)");
-    std::memcpy(out.labels.data(), labels, n * 4);
-    std::memcpy(out.nlabels.data(), counts, frames * 4);
-    if (peaks) std::memcpy(out.props.data(), sums, peaks * 5 * 8);
+    std::memcpy(out.labels.data() + p0, got_labels, n * 4);
+    std::memcpy(out.nlabels.data() + f0, got_counts, part * 4);
+    const std::size_t at = out.props.size();
+    out.props.resize(at + peaks * 5);
+    if (peaks) std::memcpy(out.props.data() + at, got_sums, peaks * 5 * 8);
+    if (f0)
+        for (std::size_t k = at + 4; k < out.props.size(); k += 5) out.props[k] += std::int64_t(f0);
 }
 
 }  // namespace bslz4::cuda

@@ -25,6 +25,8 @@ struct EndToEndOptions {
     std::vector<int> devices = {0};  // latency and the job on the first; with several, the job on all too
     // The GPU job's --matrix runs: (radial bins, azimuthal bins), as bench's --matrix-bins.
     std::vector<std::pair<std::size_t, std::size_t>> powders = {{2000, 1}, {1500, 72}};
+    // Runs of each job in the comparison with peaks and without (--peak-rounds), medians compared.
+    unsigned peak_rounds = 5;
 };
 
 // NaN where a figure was not measured (no GPU, no HDF5).

@@ -37,7 +37,7 @@ namespace bslz4::tool {
 namespace {
 constexpr const char* kHelp =
     "usage: bslz4 bench [--cpu] [--profile P] [--type T] [--frames K] [--seconds S] [--cut C] [--threads N]\n"
-    "                   [--device N] [--matrix-bins LIST] [--e2e [--scan-frames F]]\n"
+    "                   [--device N] [--matrix-bins LIST] [--e2e [--scan-frames F] [--peak-rounds R]]\n"
     "Decodes and sparsifies a synthetic Eiger 4M stack (2162 x 2068, fixed seed) and prints\n"
     "frames/s and decoded GB/s: on the GPU (chunks already on the device; multi from pinned and\n"
     "from pageable host memory, against the copy bandwidths measured in the same run) and on the\n"
@@ -65,7 +65,9 @@ constexpr const char* kHelp =
     "                  call (what a user waits for) and its steady rate (the read-decode-write loop\n"
     "                  after the first batch), each against the read rate, and its fixed costs\n"
     "  --scan-frames F frames in that scan (default with a GPU: as many as make 2.2 GB, the size of a\n"
-    "                  2,000-frame dense scan, at least 1,000; without: 100; removed after)\n";
+    "                  2,000-frame dense scan, at least 1,000; without: 100; removed after)\n"
+    "  --peak-rounds R runs of each job in the comparison of the job with --peaks and without: the\n"
+    "                  three jobs in turn R times, the ratios those of the medians (default 5)\n";
 
 void print_rate(const char* what, const Rate& r, unsigned threads) {
     std::printf("%-28s %9.1f frames/s  %7.2f GB/s decoded  %6.2f GB/s per core  (%.0f pixels/frame)\n", what,
@@ -267,7 +269,8 @@ std::vector<std::pair<std::size_t, std::size_t>> parse_powder_shapes(const std::
 
 int cmd_bench(const Args& raw) {
     const Arguments args = parse_arguments(
-        raw, {"--frames", "--seconds", "--cut", "--threads", "--device", "--profile", "--type", "--scan-frames", "--matrix-bins"},
+        raw, {"--frames", "--seconds", "--cut", "--threads", "--device", "--profile", "--type", "--scan-frames", "--matrix-bins",
+              "--peak-rounds"},
         {"--cpu", "--e2e"});
     if (args.flags.count("help")) {
         std::fputs(kHelp, stdout);
@@ -290,6 +293,9 @@ int cmd_bench(const Args& raw) {
     set.powders = parse_powder_shapes(args.get("--matrix-bins", "2000,1500x72"));
     set.e2e_options.powders = set.powders;
     if (args.has("--scan-frames") && !set.e2e) throw UsageError("--scan-frames is for --e2e");
+    if (args.has("--peak-rounds") && !set.e2e) throw UsageError("--peak-rounds is for --e2e");
+    if (args.has("--peak-rounds") && args.count("--peak-rounds", 0) == 0) throw UsageError("--peak-rounds must be at least 1");
+    set.e2e_options.peak_rounds = static_cast<unsigned>(std::min<std::size_t>(args.count("--peak-rounds", 5), 1000));
     bool gpu_present = false;
 #if BSLZ4_HAVE_CUDA
     gpu_present = set.gpu && cuda::available();

@@ -20,26 +20,31 @@ namespace bslz4::tool {
 
 namespace {
 
-// The intensities as ImageD11 reads them: numpy's astype(float32) of the list's type.
-std::vector<float> as_float32(const std::vector<std::uint8_t>& bytes, PixelType type) {
-    return visit_pixel_type(type, [&](auto zero) {
+// `n` intensities of `type` as ImageD11 reads them: numpy's astype(float32).
+void to_float32(const std::uint8_t* bytes, PixelType type, std::size_t n, float* out) {
+    visit_pixel_type(type, [&](auto zero) {
         using T = decltype(zero);
-        std::vector<float> out(bytes.size() / sizeof(T));
-        for (std::size_t k = 0; k < out.size(); ++k) {
+        for (std::size_t k = 0; k < n; ++k) {
             T v;
-            std::memcpy(&v, bytes.data() + k * sizeof(T), sizeof(T));
+            std::memcpy(&v, bytes + k * sizeof(T), sizeof(T));
             out[k] = static_cast<float>(v);
         }
-        return out;
     });
+}
+
+std::vector<float> as_float32(const std::vector<std::uint8_t>& bytes, PixelType type) {
+    std::vector<float> out(bytes.size() / pixel_size(type));
+    to_float32(bytes.data(), type, out.size(), out.data());
+    return out;
 }
 
 // Pixels a helper thread must have to be worth starting for a batch (a thread started costs
 // tens of microseconds, hundreds under a sandboxing kernel; the H200 host's bench lost 6 ms a
-// batch starting 30 of them): the CPU labels about 5 M pixels a second a thread, and only checks
-// the lists when the GPU labels them, some 1,000 M a second; the overlaps of consecutive frames
-// are found at some 100 M a second (H200 host, dense: 4.5 ms a batch of 64 frames on one thread).
-constexpr std::size_t kPixelsPerLabellingThread = 100000, kPixelsPerCheckingThread = 4000000, kPixelsPerPairingThread = 150000;
+// batch starting 30 of them): the CPU labels about 5 M pixels a second a thread; when the GPU
+// labels them, the lists are copied into its pinned staging and checked there, at some 250 M a
+// second a thread on the H200 host while a job runs; the overlaps of consecutive frames are
+// found at some 100 M a second (H200 host, dense: 4.5 ms a batch of 64 frames on one thread).
+constexpr std::size_t kPixelsPerLabellingThread = 100000, kPixelsPerStagingThread = 200000, kPixelsPerPairingThread = 150000;
 
 // One frame's peaks, 5 values a peak (its columns' values side by side), after `to`'s.
 void append_peaks(const peaks::PeakColumns& columns, std::vector<std::int64_t>& to) {
@@ -90,71 +95,96 @@ void ListPeaks::label(OutputRows& rows, std::size_t first_frame) {
 }
 
 void ListPeaks::label_frames(OutputRows& rows, std::size_t first_frame) {
+#if BSLZ4_HAVE_CUDA
+    if (gpu_) return label_frames_on_gpu(rows, first_frame);
+#endif
     const std::size_t frames = rows.frames(), total = rows.pixels();
     const std::vector<float> values = as_float32(rows.intensity, type_);
     std::vector<std::size_t> first(frames + 1, 0);
     for (std::size_t f = 0; f < frames; ++f) first[f + 1] = first[f] + rows.nnz[f];
     rows.labels.assign(total, 0);
     rows.nlabels.assign(frames, 0);
-    const auto frame_of = [&](std::size_t f) {
-        return peaks::SparseFrame{rows.row.data() + first[f], rows.col.data() + first[f], values.data() + first[f],
-                                  first[f + 1] - first[f]};
-    };
-    const auto what = [&](std::size_t f) { return "frame " + std::to_string(first_frame + f); };
-    const std::size_t per_thread = gpu_ ? kPixelsPerCheckingThread : kPixelsPerLabellingThread;
     const unsigned threads = static_cast<unsigned>(
-        std::max<std::size_t>(1, std::min<std::size_t>({threads_, frames, total / per_thread})));
+        std::max<std::size_t>(1, std::min<std::size_t>({threads_, frames, total / kPixelsPerLabellingThread})));
     if (scratch_.size() < threads) scratch_.resize(threads);
     std::vector<peaks::PeakColumns> props(frames);
-    // Each frame checked (and on the CPU labelled and measured), a frame at a time a thread.
+    // Each frame checked, labelled and measured, a frame at a time a thread.
     run_on_threads(threads, threads, [&](std::size_t t) {
         Scratch& s = scratch_[t];
         for (std::size_t f = t; f < frames; f += threads) {
-            const peaks::SparseFrame frame = frame_of(f);
-            peaks::check_frame(frame, rows_, cols_, what(f));
-            if (gpu_) continue;
+            const peaks::SparseFrame frame{rows.row.data() + first[f], rows.col.data() + first[f], values.data() + first[f],
+                                           first[f + 1] - first[f]};
+            const std::string what = "frame " + std::to_string(first_frame + f);
+            peaks::check_frame(frame, rows_, cols_, what);
             std::int32_t* labels = rows.labels.data() + first[f];
             rows.nlabels[f] = s.labeller.label(options_.algorithm, frame, labels);
-            s.sums.add_frame(frame, labels, rows.nlabels[f], options_.wtmax, static_cast<std::int64_t>(f), props[f], what(f));
+            s.sums.add_frame(frame, labels, rows.nlabels[f], options_.wtmax, static_cast<std::int64_t>(f), props[f], what);
         }
     });
-#if BSLZ4_HAVE_CUDA
-    if (gpu_) {
-        cuda::PeakLabels& r = gpu_->result;
-        const cuda::PeakFrames batch{frames, rows_, cols_, rows.nnz.data(), rows.row.data(), rows.col.data(), values.data()};
-        gpu_->labeller.label(options_.algorithm == peaks::PeakAlgorithm::lmlabel ? cuda::PeakRule::lmlabel : cuda::PeakRule::cplabel,
-                             batch, options_.wtmax, r);
-        rows.labels = std::move(r.labels);
-        rows.nlabels = std::move(r.nlabels);
-        // The GPU's sums as they are, but a frame whose sums ImageD11 would refuse (below 1) or
-        // round (past 2^53): that one is measured again on the CPU, which says the one and rounds
-        // the other as ImageD11 does.
-        rows.peak_props.clear();
-        rows.peak_props.reserve(r.props.size());
-        std::size_t at = 0;
-        for (std::size_t f = 0; f < frames; ++f) {
-            bool again = false;
-            for (std::size_t p = at; p < at + rows.nlabels[f]; ++p) {
-                const std::int64_t* q = r.props.data() + 5 * p;
-                again = again || q[1] < 1 || std::fabs(double(q[1])) >= kExactSums || std::fabs(double(q[2])) >= kExactSums ||
-                        std::fabs(double(q[3])) >= kExactSums;
-            }
-            if (again) {
-                scratch_[0].sums.add_frame(frame_of(f), rows.labels.data() + first[f], rows.nlabels[f], options_.wtmax,
-                                           static_cast<std::int64_t>(f), props[f], what(f));
-                append_peaks(props[f], rows.peak_props);
-            } else {
-                rows.peak_props.insert(rows.peak_props.end(), r.props.begin() + std::ptrdiff_t(5 * at),
-                                       r.props.begin() + std::ptrdiff_t(5 * (at + rows.nlabels[f])));
-            }
-            at += rows.nlabels[f];
-        }
-        return;
-    }
-#endif
     rows.peak_props.clear();
     for (std::size_t f = 0; f < frames; ++f) append_peaks(props[f], rows.peak_props);
 }
+
+#if BSLZ4_HAVE_CUDA
+void ListPeaks::label_frames_on_gpu(OutputRows& rows, std::size_t first_frame) {
+    const std::size_t frames = rows.frames(), total = rows.pixels();
+    std::vector<std::size_t> first(frames + 1, 0);
+    for (std::size_t f = 0; f < frames; ++f) first[f + 1] = first[f] + rows.nnz[f];
+    const auto what = [&](std::size_t f) { return "frame " + std::to_string(first_frame + f); };
+    cuda::PeakLabeller& gpu = gpu_->labeller;
+    // The lists go straight into the labeller's pinned staging, their values as ImageD11 reads
+    // them, and are checked there while in the cache: one pass, not a float copy, a check and
+    // a copy into pinned memory (1.2 + 1.8 + 0.6 ms a dense batch of 64 on the H200 host).
+    const cuda::PeakStaging to = gpu.stage({frames, rows_, cols_, rows.nnz.data(), nullptr, nullptr, nullptr});
+    const auto staged = [&](std::size_t f) {
+        return peaks::SparseFrame{to.row + first[f], to.col + first[f], to.value + first[f], first[f + 1] - first[f]};
+    };
+    const unsigned threads = static_cast<unsigned>(
+        std::max<std::size_t>(1, std::min<std::size_t>({threads_, frames, total / kPixelsPerStagingThread})));
+    const std::size_t value_size = pixel_size(type_);
+    run_on_threads(threads, threads, [&](std::size_t t) {
+        for (std::size_t f = t; f < frames; f += threads) {
+            const std::size_t at = first[f], n = first[f + 1] - at;
+            if (n == 0) continue;
+            std::memcpy(to.row + at, rows.row.data() + at, n * 2);
+            std::memcpy(to.col + at, rows.col.data() + at, n * 2);
+            to_float32(rows.intensity.data() + at * value_size, type_, n, to.value + at);
+            peaks::check_frame(staged(f), rows_, cols_, what(f));
+        }
+    });
+    cuda::PeakLabels& r = gpu_->result;
+    gpu.label_staged(options_.algorithm == peaks::PeakAlgorithm::lmlabel ? cuda::PeakRule::lmlabel : cuda::PeakRule::cplabel,
+                     options_.wtmax, r);
+    rows.labels = std::move(r.labels);
+    rows.nlabels = std::move(r.nlabels);
+    // The GPU's sums as they are, but a frame whose sums ImageD11 would refuse (below 1) or
+    // round (past 2^53): that one is measured again on the CPU (from the staging, which stays
+    // the labeller's until its next batch), which says the one and rounds the other as
+    // ImageD11 does.
+    rows.peak_props.clear();
+    rows.peak_props.reserve(r.props.size());
+    if (scratch_.empty()) scratch_.resize(1);
+    std::size_t at = 0;
+    for (std::size_t f = 0; f < frames; ++f) {
+        bool again = false;
+        for (std::size_t p = at; p < at + rows.nlabels[f]; ++p) {
+            const std::int64_t* q = r.props.data() + 5 * p;
+            again = again || q[1] < 1 || std::fabs(double(q[1])) >= kExactSums || std::fabs(double(q[2])) >= kExactSums ||
+                    std::fabs(double(q[3])) >= kExactSums;
+        }
+        if (again) {
+            peaks::PeakColumns props;
+            scratch_[0].sums.add_frame(staged(f), rows.labels.data() + first[f], rows.nlabels[f], options_.wtmax,
+                                       static_cast<std::int64_t>(f), props, what(f));
+            append_peaks(props, rows.peak_props);
+        } else {
+            rows.peak_props.insert(rows.peak_props.end(), r.props.begin() + std::ptrdiff_t(5 * at),
+                                   r.props.begin() + std::ptrdiff_t(5 * (at + rows.nlabels[f])));
+        }
+        at += rows.nlabels[f];
+    }
+}
+#endif
 
 void ListPeaks::pair_frames(OutputRows& rows) {
     pair_within(rows);

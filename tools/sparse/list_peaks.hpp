@@ -44,6 +44,7 @@ public:
     void pair_frames(OutputRows& rows);
 
 private:
+    void label_frames_on_gpu(OutputRows& rows, std::size_t first_frame);  // with BSLZ4_HAVE_CUDA
     struct Scratch;
     struct Gpu;
     peaks::PeakOptions options_;

@@ -21,8 +21,8 @@ struct Decoded {
 
 class Decoders {
 public:
-    Decoders(BatchReader& reader, std::size_t window, const DecodeBatch& decode)
-        : reader_(reader), window_(window), decode_(decode) {}
+    Decoders(BatchReader& reader, std::size_t window, const DecodeBatch& decode, const FinishRows& finish)
+        : reader_(reader), window_(window), decode_(decode), finish_(finish) {}
     ~Decoders() { stop(); }
 
     void start(std::size_t decoders) {
@@ -79,12 +79,20 @@ private:
                     d.error = std::current_exception();
                 }
             }
+            const std::size_t number = batch.number, first = batch.first;
             reader_.give_back(batch);
+            if (!d.error && finish_) {
+                try {
+                    finish_(d.rows, first, k);
+                } catch (...) {
+                    d.error = std::current_exception();
+                }
+            }
             {
                 std::lock_guard<std::mutex> lock(m_);
                 // Every batch before this one is taken already, so each still comes back.
                 if (d.error) stopping_ = true;
-                done_.emplace(batch.number, std::move(d));
+                done_.emplace(number, std::move(d));
             }
             cv_.notify_all();
         }
@@ -93,6 +101,7 @@ private:
     BatchReader& reader_;
     std::size_t window_;
     const DecodeBatch& decode_;
+    const FinishRows& finish_;
     std::mutex m_;
     std::condition_variable cv_;
     std::size_t taken_ = 0, sunk_ = 0;
@@ -104,8 +113,8 @@ private:
 }  // namespace
 
 bool decode_in_order(BatchReader& reader, std::size_t decoders, std::size_t window, const DecodeBatch& decode,
-                     const SinkRows& sink) {
-    Decoders d(reader, std::max<std::size_t>(window, 1), decode);
+                     const SinkRows& sink, const FinishRows& finish) {
+    Decoders d(reader, std::max<std::size_t>(window, 1), decode, finish);
     d.start(std::max<std::size_t>(decoders, 1));
     for (std::size_t n = 0; n < reader.batches(); ++n) {
         Decoded batch = d.wait_for(n);

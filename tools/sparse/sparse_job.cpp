@@ -278,7 +278,9 @@ bool SparseRun::run_part(const Part& p) {
         }
         return hand_on(p, std::move(rows));
     };
-    summary_.interrupted = !decode_in_order(reader, where_.decoders.size(), ring_->slots(), decode_one, sink);
+    const FinishRows label_one = [&](OutputRows& rows, std::size_t first_frame, std::size_t k) { label(rows, first_frame, k); };
+    summary_.interrupted = !decode_in_order(reader, where_.decoders.size(), ring_->slots(), decode_one, sink,
+                                            decoder_peaks_.empty() ? FinishRows{} : label_one);
     times_.reading += reader.reading_seconds();
     if (front) first_reader_.reset();  // its threads end before the next part's read the ring
     times_.loop += seconds_since(part_start);
@@ -292,13 +294,16 @@ OutputRows SparseRun::decode(const Part& p, const ReadBatch& batch, std::size_t 
     OutputRows rows = batches_[k]->decode(batch, p.d);
     frames_by_[k] += rows.frames();  // only decoder k's thread writes here
     decoding_by_[k] += seconds_since(d0);
-    if (!decoder_peaks_.empty()) {
-        const auto l0 = Clock::now();
-        decoder_peaks_[k]->label_frames(rows, batch.first);
-        decoder_peaks_[k]->pair_within(rows);
-        peaks_by_[k] += seconds_since(l0);
-    }
     return rows;
+}
+
+// On decoder k's thread after decode(), the batch's slot given back: its peaks, when the
+// decoders label them.
+void SparseRun::label(OutputRows& rows, std::size_t first_frame, std::size_t k) {
+    const auto l0 = Clock::now();
+    decoder_peaks_[k]->label_frames(rows, first_frame);
+    decoder_peaks_[k]->pair_within(rows);
+    peaks_by_[k] += seconds_since(l0);
 }
 
 // On the collector's thread, in frame order: spots, peaks, counts, then the writer.

@@ -52,6 +52,7 @@ private:
     void take_decoders();
     bool run_part(const Part& p);
     OutputRows decode(const Part& p, const ReadBatch& batch, std::size_t k);
+    void label(OutputRows& rows, std::size_t first_frame, std::size_t k);
     bool hand_on(const Part& p, OutputRows&& rows);
     void finish(bool& finishing);
     std::string keep_what_was_written(const std::string& why);

@@ -34,6 +34,15 @@ struct PeakLabels {
     std::vector<std::int64_t> props;
 };
 
+// A batch's row, col and value arrays in the labeller's pinned memory (frame f's pixels from
+// the sum of nnz[0..f)), for a caller that writes its lists there itself.
+struct PeakStaging {
+    std::uint16_t* row = nullptr;
+    std::uint16_t* col = nullptr;
+    float* value = nullptr;
+    std::size_t pixels = 0;
+};
+
 class BSLZ4_API PeakLabeller {
 public:
     // On CUDA device `device`; throws bslz4::Error (gpu_fault, bad_argument) when it cannot.
@@ -47,6 +56,13 @@ public:
     // Labels every frame of the batch into out (its arrays replaced). Lists out of order are
     // not detected here (the caller checks them); sizes that do not fit are bad_argument.
     void label(PeakRule rule, const PeakFrames& frames, const std::optional<double>& wtmax, PeakLabels& out);
+
+    // label() in two steps, without its copy of the lists: stage() takes the batch's shape and
+    // counts (frames.row, col and value are not read) and returns where to write its pixels;
+    // label_staged() labels what was written there. The staging is the labeller's until the
+    // next stage() or label().
+    PeakStaging stage(const PeakFrames& frames);
+    void label_staged(PeakRule rule, const std::optional<double>& wtmax, PeakLabels& out);
 
 private:
     struct State;
