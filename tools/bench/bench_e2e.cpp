@@ -175,9 +175,13 @@ void print_peak_jobs(const JobRun& plain, const std::string& scan, const std::st
                      const std::vector<int>& devices, double read_frames_per_s, unsigned rounds) {
     struct Rates {
         std::vector<double> whole, steady;
+        std::string runs;  // each run's whole call, first batch and steady loop, in seconds
         void add(const JobRun& r) {
             whole.push_back(r.summary.frames / r.wall_s);
             steady.push_back(r.summary.steady_frames_per_s());
+            char run[64];
+            std::snprintf(run, sizeof run, " %.3f (%.3f, %.3f)", r.wall_s, r.summary.times.first_batch, r.summary.times.steady);
+            runs += run;
         }
     };
     const peaks::PeakAlgorithm rules[] = {peaks::PeakAlgorithm::lmlabel, peaks::PeakAlgorithm::cplabel};
@@ -211,6 +215,8 @@ void print_peak_jobs(const JobRun& plain, const std::string& scan, const std::st
                     median_of(with[a].whole) / median_of(without.whole), median_of(with[a].whole), median_of(without.whole),
                     median_of(with[a].steady) / median_of(without.steady), median_of(with[a].steady),
                     median_of(without.steady), rounds);
+    std::printf("  %-44s whole call s (first batch, steady loop), run by run: without%s; lmlabel%s; cplabel%s\n", "",
+                without.runs.c_str(), with[0].runs.c_str(), with[1].runs.c_str());
 }
 
 // The scan the jobs read, written to a scratch folder, and the file's page-cached read rate
