@@ -200,6 +200,10 @@ def test_ctrl_c_stops_the_scan_after_the_batch_in_hand_and_raises_keyboardinterr
             sent.wait(60)
             time.sleep(0.5)  # the handler runs at the main thread's next check, here at the latest
 
+    # Python turns SIGINT into KeyboardInterrupt only where it was not ignored when the
+    # interpreter started, and a job started in the background by a shell without job control
+    # (`cmd &` in a script, nohup) inherits it ignored: the test sets the handler itself.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     t = threading.Thread(target=interrupt)
     t.start()
     try:
@@ -210,6 +214,7 @@ def test_ctrl_c_stops_the_scan_after_the_batch_in_hand_and_raises_keyboardinterr
     finally:
         first.set()
         t.join()
+        signal.signal(signal.SIGINT, before)
     assert not (tmp_path / "out.h5").exists()
     assert any("incomplete" in str(w.message) for w in seen)
 
