@@ -72,8 +72,8 @@ struct PeakLabeller::State {
     DeviceBuffer first_px, row, col, value, smoothed, link, is_root, numbers, labels, nlabels, peak_first, props;
     // to_device: the staged batch's rows, cols and values; starts: a part's frame starts.
     TransferBuffer to_device, starts, from_device, peak_count;
-    // The batch staged: its shape, and frame f's pixels from pixel_first[f] (frames + 1 of them).
-    std::size_t frames = 0, rows = 0, cols = 0;
+    // The batch staged: its frames, and frame f's pixels from pixel_first[f] (frames + 1 of them).
+    std::size_t frames = 0;
     std::vector<std::uint64_t> pixel_first;
     bool staged = false;
     explicit State(int device) : ctx(device), info(device_info(device)) {
@@ -196,8 +196,6 @@ PeakStaging PeakLabeller::stage(const PeakFrames& in) {
         grow(s.to_device, PinnedParts::aligned(n * 2) * 2 + PinnedParts::aligned(n * 4), "peak labels: lists staged");
     }
     s.frames = in.frames;
-    s.rows = in.rows;
-    s.cols = in.cols;
     s.staged = true;
     if (!n) return PeakStaging{};
     return PeakStaging{s.staged_row(), s.staged_col(), s.staged_value(), n};
