@@ -61,7 +61,7 @@ tool::OutputRows numbered_pixels(const std::vector<std::size_t>& sizes, std::siz
             values.push_back(static_cast<std::uint16_t>(pixel % 65521));
         }
         std::sort(indices.begin(), indices.end());
-        rows.add(SparseFrame{n, values.data(), indices.data(), PixelType::u16}, 300, nullptr, 0);
+        rows.add(SparseFrame{n, values.data(), indices.data(), PixelType::u16}, 300);
     }
     return rows;
 }

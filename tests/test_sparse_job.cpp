@@ -14,6 +14,7 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <system_error>
 #include <thread>
@@ -95,6 +96,17 @@ IntegratedBatch library_lists(const std::vector<std::vector<std::uint8_t>>& chun
     const std::vector<ByteView> views(chunks.begin() + static_cast<std::ptrdiff_t>(first),
                                       chunks.begin() + static_cast<std::ptrdiff_t>(first + n));
     return IntegratedBatch{keep.back().multi(views, 4.0), Powder{}};
+}
+
+// The library's lists and powders of matrix `m` on chunks [first, first + count).
+IntegratedBatch library_powders(const std::vector<std::vector<std::uint8_t>>& chunks, const IntegrationMatrix& m,
+                                std::size_t first = 0, std::size_t count = SIZE_MAX) {
+    static std::vector<std::unique_ptr<Chunk2SparseCSC>> keep;  // the batch's views live as long as their object
+    keep.push_back(std::make_unique<Chunk2SparseCSC>(std::vector<std::uint8_t>(kNi * kNj, 1), kNi, kNj, PixelType::u16, m));
+    const std::size_t n = std::min(count, chunks.size() - first);
+    const std::vector<ByteView> views(chunks.begin() + static_cast<std::ptrdiff_t>(first),
+                                      chunks.begin() + static_cast<std::ptrdiff_t>(first + n));
+    return keep.back()->multi(views, 4.0);
 }
 
 }  // namespace
@@ -201,6 +213,18 @@ TEST_CASE("a scan of several datasets (external links) equals the library on the
     CHECK(tool::run_sparse_job(job, stop).frames == 70);
     check_group(out, "/entry/data/data_000001", library_lists(first, 50), 20);
     check_group(out, "/entry/data/data_000002", library_lists(second, 0, 50), 50);
+
+    // with a matrix: each frame's powder at its row of the scan's group, or of its file's
+    const std::string mat = temp_path("multi_matrix.h5");
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(33, kNi * kNj, 2.0, 4).input());
+    tool::write_matrix(mat, "csr", m);
+    job.matrix_spec = mat + ":csr";
+    CHECK(tool::run_sparse_job(job, stop).frames == 70);
+    check_group(out, "/entry/data/data_000001", library_powders(first, m, 50), 20, 33);
+    check_group(out, "/entry/data/data_000002", library_powders(second, m, 0, 50), 50, 33);
+    job.per_file = false;
+    CHECK(tool::run_sparse_job(job, stop).frames == 70);
+    check_group(out, "/entry/data/data", library_powders(chunks, m, 50, 70), 70, 33);
 }
 
 TEST_CASE("an interrupted run with several reader threads and the writer's thread leaves a readable file marked incomplete",
@@ -214,6 +238,25 @@ TEST_CASE("an interrupted run with several reader threads and the writer's threa
     const auto nnz = f.dataset<std::int32_t>("/entry/data/data/nnz", H5T_NATIVE_INT32);
     REQUIRE(nnz.size() == 64);
     for (std::size_t fr = 0; fr < 64; ++fr) CHECK(static_cast<std::size_t>(nnz[fr]) == want.sparse.npixels[fr]);
+}
+
+TEST_CASE("an interrupted run with a matrix keeps its powders cut to the frames written, each the library's",
+          "[sparse-tool][positional]") {
+    const std::string scan = temp_path("scan_stop_powders.h5"), out = temp_path("out_stop_powders.h5");
+    const std::string mat = temp_path("matrix_stop_powders.h5");
+    const auto chunks = test_chunks(3 * 64 + 5);
+    tool::write_scan(scan, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(21, kNi * kNj, 2.0, 8).input());
+    tool::write_matrix(mat, "csr", m);
+    const IntegratedBatch want = library_powders(chunks, m, 0, 64);
+    tool::SparseJob job = cpu_job(scan, out, 2);
+    job.matrix_spec = mat + ":csr";
+    test::check_stopped_after_first_batch(job);
+    const test::H5Reader f(out + ".incomplete");
+    const auto powder = f.dataset<double>("/entry/data/data/powder", H5T_NATIVE_DOUBLE);
+    REQUIRE(powder.size() == 64 * 21);
+    for (std::size_t fr = 0; fr < 64; ++fr)
+        for (std::size_t b = 0; b < 21; ++b) REQUIRE(powder[fr * 21 + b] == want.powder.value(fr, b));
 }
 
 // ---- Error codes, and bad frames in the output (issue 17) ----
@@ -291,19 +334,30 @@ TEST_CASE("bad frames are written with nnz 0 and a zero powder, and listed in ba
     {
         tool::SparseOutput output(out, info);
         output.begin_group("/entry/data/data", 6);
+        // the decoders write the powders where the group keeps them, a bad frame's row zero
+        const tool::GroupPowders* powders = output.powders();
+        REQUIRE(powders != nullptr);
+        REQUIRE(powders->row_bytes() == sizeof powder);
         tool::OutputRows first;
-        first.add(good, kNj, powder, sizeof powder);
-        first.add_bad(11, ErrorCode::truncated_chunk, "frame 11: the chunk ends before its 12-byte header", sizeof powder);
-        first.add(good, kNj, powder, sizeof powder);
+        first.add(good, kNj);
+        first.add_bad(11, ErrorCode::truncated_chunk, "frame 11: the chunk ends before its 12-byte header");
+        first.add(good, kNj);
+        powders->write(0, 1, powder);
+        powders->write_zero(1);
+        powders->write(2, 1, powder);
         output.append(first);
         // what an interrupted run leaves: the first batch, its bad frame listed
         const std::vector<std::string> written = test::temporaries_of(out);
         REQUIRE(written.size() == 1);
         std::filesystem::copy_file(written[0], snapshot, std::filesystem::copy_options::overwrite_existing);
         tool::OutputRows second;
-        second.add_bad(13, ErrorCode::bad_lz4_sequence, lz4, sizeof powder);
-        second.add_bad(14, ErrorCode::io, "frame 14: read failed", sizeof powder);
-        second.add(good, kNj, powder, sizeof powder);
+        second.add_bad(13, ErrorCode::bad_lz4_sequence, lz4);
+        second.add_bad(14, ErrorCode::io, "frame 14: read failed");
+        second.add(good, kNj);
+        powders->write_zero(3);
+        powders->write_zero(4);
+        powders->write(5, 1, powder);
+        CHECK_THROWS_AS(powders->write(6, 1, powder), Error);  // past the group's frames
         output.append(second);
         output.close_group(true);
         output.finish();

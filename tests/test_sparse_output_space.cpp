@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -29,7 +30,7 @@ tool::OutputRows one_frame(std::size_t pixels) {
         values[k] = static_cast<std::uint16_t>((k * 2654435761u) >> 20);
     }
     tool::OutputRows rows;
-    rows.add(SparseFrame{pixels, values.data(), indices.data(), PixelType::u16}, kSide, nullptr, 0);
+    rows.add(SparseFrame{pixels, values.data(), indices.data(), PixelType::u16}, kSide);
     return rows;
 }
 
@@ -97,15 +98,17 @@ namespace {
 // Frames of 3 x 5 powder bins (a 2D powder: 3 azimuthal x 5 radial), row k's bins k * 100 + b.
 constexpr std::size_t kRad = 5, kAzim = 3, kBins = kRad * kAzim;
 
-// Batches of `sizes` frames of 3 pixels with their powders, through SparseOutput (flushed after
-// every batch, or never before), with or without the axes that add powder_intensity; returns the
-// file's bytes, and checks what it holds.
+// Batches of `sizes` frames of 3 pixels through SparseOutput (flushed after every batch, or
+// never before), with or without the axes that add powder_intensity, their powders written as the
+// decoders write them: each batch's on a thread of its own, all at once, the last batch first;
+// returns the file's bytes, and checks what it holds.
 std::uintmax_t written_powders(const std::string& out, const std::vector<std::size_t>& sizes, bool flush_every_batch,
-                               bool axes) {
+                               bool axes, bool map) {
     tool::OutputInfo info;
     info.ni = info.nj = kSide;
     info.bins = kBins;
     info.flush_seconds = flush_every_batch ? 0 : 1e9;
+    info.map_powders = map;
     if (axes) {
         info.axes.npt_rad = kRad;
         info.axes.npt_azim = kAzim;
@@ -114,20 +117,36 @@ std::uintmax_t written_powders(const std::string& out, const std::vector<std::si
         info.normalisation.assign(kBins, 2.0);
     }
     std::size_t frames = 0;
-    std::vector<tool::OutputRows> batches;
-    const std::vector<std::uint32_t> indices = {3, 70, 700};
-    const std::vector<std::uint16_t> values = {9, 8, 7};
-    for (const std::size_t n : sizes) {
-        tool::OutputRows rows;
-        for (std::size_t f = 0; f < n; ++f, ++frames) {
-            std::vector<double> powder(kBins);
-            for (std::size_t b = 0; b < kBins; ++b) powder[b] = static_cast<double>(frames * 100 + b);
-            rows.add(SparseFrame{indices.size(), values.data(), indices.data(), PixelType::u16}, kSide, powder.data(),
-                     kBins * sizeof(double));
+    for (const std::size_t n : sizes) frames += n;
+    const std::string closed = out + ".closed";
+    {
+        tool::SparseOutput output(out, info);
+        output.begin_group("/entry/data/data", frames);
+        const tool::GroupPowders* powders = output.powders();
+        REQUIRE(powders != nullptr);
+        CHECK(powders->mapped() == map);
+        std::vector<std::thread> writers;
+        std::size_t first = frames;
+        for (auto n = sizes.rbegin(); n != sizes.rend(); ++n) {
+            first -= *n;
+            writers.emplace_back([powders, first, n = *n] {
+                std::vector<double> sums(n * kBins);
+                for (std::size_t i = 0; i < sums.size(); ++i) sums[i] = static_cast<double>((first + i / kBins) * 100 + i % kBins);
+                powders->write(first, n, sums.data());
+            });
         }
-        batches.push_back(std::move(rows));
+        for (std::thread& t : writers) t.join();
+        const std::vector<std::uint32_t> indices = {3, 70, 700};
+        const std::vector<std::uint16_t> values = {9, 8, 7};
+        for (const std::size_t n : sizes) {
+            tool::OutputRows rows;
+            for (std::size_t f = 0; f < n; ++f) rows.add(SparseFrame{indices.size(), values.data(), indices.data(), PixelType::u16}, kSide);
+            output.append(rows);
+        }
+        output.close_group(true);
+        std::filesystem::copy_file(test::temporaries_of(out).at(0), closed, std::filesystem::copy_options::overwrite_existing);
     }
-    const std::string closed = closed_copy(out, info, frames, batches);
+    std::remove(out.c_str());
     const std::uintmax_t bytes = std::filesystem::file_size(closed);
     {
         const tool::h5::Handle f = tool::h5::open_file(closed);
@@ -149,24 +168,24 @@ std::uintmax_t written_powders(const std::string& out, const std::vector<std::si
 
 }  // namespace
 
-TEST_CASE("powders are written by whole chunks and a padded last chunk: every row as appended, in batches that do "
-          "not fit the chunks, flushed or not; flushes leave at most the lists' unencoded last chunks unused",
+TEST_CASE("powders are written where the group keeps them, by any thread in any order, mapped or by pwrite: every "
+          "row as written, flushed or not, and the file no larger for the flushes than the lists' unencoded last chunks",
           "[sparse-tool][layout]") {
     const std::string out = test::temp_path("output_powders.h5");
     // chunks of 16 rows: a batch within one, a batch over a boundary, whole chunks, a short tail
     const std::vector<std::size_t> batches = {5, 14, 32, 40, 3};
-    for (const bool axes : {false, true}) {
-        INFO("axes " << axes);
-        const std::uintmax_t never = written_powders(out, batches, false, axes);
-        const std::uintmax_t every = written_powders(out, batches, true, axes);
-        const std::uintmax_t one = written_powders(out, {94}, false, axes);
-        // the same datasets: only HDF5's chunk index differs with the number of extensions
-        CHECK(one <= never + 1024);
-        CHECK(never <= one + 1024);
-        // A flush stores each list's partial last chunk unencoded (32 kB for row, col and u16
-        // intensity); encoded at the close, it moves, and where powder chunks were placed after
-        // it (a matrix job flushed while it grew) its old place stays unused: at most those.
-        CHECK(every <= never + 3 * 32768 + 1024);
-    }
+    for (const bool map : {true, false})
+        for (const bool axes : {false, true}) {
+            INFO("axes " << axes << ", mapped " << map);
+            const std::uintmax_t never = written_powders(out, batches, false, axes, map);
+            const std::uintmax_t every = written_powders(out, batches, true, axes, map);
+            const std::uintmax_t one = written_powders(out, {94}, false, axes, map);
+            // the powders are made whole with the group: the batches change nothing there
+            CHECK(one <= never + 1024);
+            CHECK(never <= one + 1024);
+            // A flush stores each list's partial last chunk unencoded (32 kB for row, col and u16
+            // intensity); encoded at the close, it moves and its old place stays unused: at most those.
+            CHECK(every <= never + 3 * 32768 + 1024);
+        }
 }
 

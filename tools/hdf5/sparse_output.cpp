@@ -21,7 +21,7 @@
 #include "sparse/run_on_threads.hpp"
 #include "hdf5_writing.hpp"
 #include "list_series.hpp"
-#include "row_series.hpp"
+#include "group_powders.hpp"
 #include "scan_input.hpp"
 
 namespace bslz4::tool {
@@ -44,10 +44,6 @@ hid_t native_type(PixelType t) {
     return H5T_NATIVE_UINT8;
 }
 
-hid_t acc_type(Accumulator a) {
-    return a == Accumulator::f32 ? H5T_NATIVE_FLOAT : a == Accumulator::i64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
-}
-
 // bad_frames' row in memory, and its type (the file's is the same, packed).
 struct BadFrameRecord {
     std::int64_t frame;
@@ -67,9 +63,6 @@ h5::Handle bad_frame_type(bool packed) {
     return type;
 }
 
-// Rows in a chunk of powder and powder_intensity, as before they were written by chunks (a
-// reader of one frame's powder reads no more of an unfiltered chunk than that frame's row).
-constexpr std::size_t kPowderChunkRows = 16;
 // The writer's encoding threads at most: with --peaks a batch's lists grow by a labels list (4
 // bytes a pixel), and 4 threads left the writer the stage the others waited for (H200 host, dense
 // scan: busy 0.19 s of a 0.25 s loop; 0.12 of 0.19 with 8, the job with peaks 0.77 -> 0.87 x the
@@ -103,7 +96,8 @@ SparseOutput::SparseOutput(const std::string& path, const OutputInfo& info)
       where_(output_target(path, info.overwrite)),
       info_(info),
       temporary_(where_),
-      file_(h5::create_file(temporary_.path())) {
+      file_(h5::create_file(temporary_.path())),
+      writes_(info.bins ? RowsFile(temporary_.path()) : RowsFile()) {
     // A throw from here on closes file_ and then removes the temporary (both are built).
     if (info.ni > 65536 || info.nj > 65536)
         throw Error(ErrorCode::bad_argument, path + ": frames wider than 65536 pixels do not fit uint16 row/col");
@@ -121,14 +115,21 @@ SparseOutput::~SparseOutput() {
 
 bool SparseOutput::close_file() {
     lists_.clear();
-    powders_.clear();
+    bool cut = true;
+    try {
+        // a group left between two datasets of its scan (a run that failed there) is cut too
+        if (powders_ && !damaged_) powders_->shrink(frames_done_);
+    } catch (...) {
+        cut = false;
+    }
+    powders_.reset();
     datasets_.clear();
     peak_sets_.clear();
     bad_frames_ = h5::Handle();
     group_ = h5::Handle();
     if (file_.get() < 0) return true;
     const bool flushed = H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) >= 0;
-    return file_.close() && flushed;
+    return file_.close() && flushed && cut;
 }
 
 void SparseOutput::finish() {
@@ -183,7 +184,7 @@ void SparseOutput::begin_group(const std::string& dataset_path, std::size_t fram
 
 void SparseOutput::start_group(const std::string& group_path, const std::string& source, std::size_t frames) {
     lists_.clear();
-    powders_.clear();
+    powders_.reset();
     datasets_.clear();
     bad_frames_ = h5::Handle();
     h5::Handle links(H5Pcreate(H5P_LINK_CREATE), H5Pclose, "link properties");
@@ -207,25 +208,7 @@ void SparseOutput::start_group(const std::string& group_path, const std::string&
     lists_.push_back(std::make_unique<ListSeries>(g, "col", H5T_NATIVE_UINT16, 2, info_.compression, what));
     lists_.push_back(std::make_unique<ListSeries>(g, "intensity", native_type(info_.type), pixel_size(info_.type), info_.compression, what));
     datasets_.push_back(h5::series(g, "nnz", H5T_NATIVE_UINT32, 0, 1024));
-    if (info_.bins) {
-        // A matrix file's 2D bins are azimuth-major: rows of (npt_azim, npt_rad), as pyFAI's.
-        const PowderAxes& axes = info_.axes;
-        const std::vector<hsize_t> row = axes.present() && axes.npt_azim > 1
-                                             ? std::vector<hsize_t>{axes.npt_azim, axes.npt_rad}
-                                             : std::vector<hsize_t>{info_.bins};
-        powders_.push_back(std::make_unique<RowSeries>(g, "powder", acc_type(info_.acc), row, kPowderChunkRows, what));
-        h5::write_attribute(powders_.back()->dataset(), "acc", std::string(accumulator_name(info_.acc)));
-        h5::write_attribute(powders_.back()->dataset(), "powder_scale", info_.powder_scale);
-        if (axes.present()) {
-            powders_.push_back(std::make_unique<RowSeries>(g, "powder_intensity", H5T_NATIVE_DOUBLE, row, kPowderChunkRows, what));
-            h5::write_attribute(powders_.back()->dataset(), "empty", axes.empty);
-            h5::write_doubles(g, "powder_normalisation", row, info_.normalisation);
-            h5::write_attribute(h5::write_doubles(g, "powder_radial", {axes.npt_rad}, axes.radial).get(), "units", axes.radial_unit);
-            if (axes.npt_azim > 1)
-                h5::write_attribute(h5::write_doubles(g, "powder_azimuthal", {axes.npt_azim}, axes.azimuthal).get(), "units",
-                          axes.azimuthal_unit);
-        }
-    }
+    if (info_.bins) powders_ = std::make_unique<GroupPowders>(file_.get(), writes_.fd(), g, info_, frames, what);
     peak_sets_.clear();
     if (!info_.peaks_algorithm.empty()) {
         lists_.push_back(std::make_unique<ListSeries>(g, "labels", H5T_NATIVE_INT32, 4, info_.compression, what));
@@ -241,20 +224,6 @@ void SparseOutput::start_group(const std::string& group_path, const std::string&
     stopped_ = false;
     group_open_ = true;
     write_attributes(g, false);
-}
-
-// pyFAI's intensity of `count` powder rows: sums / normalisation, `empty` where the
-// normalisation is 0 (acc i64 sums divided by powder_scale first).
-std::vector<double> SparseOutput::powder_intensity(const std::vector<std::uint8_t>& powder, std::size_t count) const {
-    const std::size_t bins = info_.bins;
-    std::vector<double> out(count * bins);
-    const Powder p{count, bins, info_.acc, powder.data(), info_.powder_scale};
-    for (std::size_t f = 0; f < count; ++f)
-        for (std::size_t b = 0; b < bins; ++b) {
-            const double n = info_.normalisation[b];
-            out[f * bins + b] = n != 0 ? p.value(f, b) / n : info_.axes.empty;
-        }
-    return out;
 }
 
 void SparseOutput::append(const OutputRows& rows) {
@@ -290,16 +259,6 @@ void SparseOutput::append(const OutputRows& rows) {
         h5::append_rows(peak_sets_[1].get(), H5T_NATIVE_INT64, props.data(), props.size() / 5, "peak_props");
         h5::append_rows(peak_sets_[2].get(), H5T_NATIVE_INT64, pairs.data(), pairs.size() / 5, "peak_pairs");
     }
-    if (info_.bins) {
-        if (rows.powder.size() != count * info_.bins * accumulator_size(info_.acc))
-            throw Error(ErrorCode::bad_argument,
-                        path_ + ": a batch of " + std::to_string(count) + " frames came without its powders");
-        powders_[0]->append(rows.powder.data(), count);
-        if (info_.axes.present()) {
-            const std::vector<double> intensity = powder_intensity(rows.powder, count);
-            powders_[1]->append(intensity.data(), count);
-        }
-    }
     if (!rows.bad.empty()) {
         std::vector<BadFrameRecord> records;
         for (const FrameError& e : rows.bad)
@@ -318,7 +277,6 @@ void SparseOutput::append(const OutputRows& rows) {
     for (const h5::Handle& d : datasets_) H5Dflush(d.get());
     for (const h5::Handle& d : peak_sets_) H5Dflush(d.get());
     H5Dflush(bad_frames_.get());
-    for (const auto& powder : powders_) powder->write_tail();
     for (const auto& list : lists_) list->write_tail(false);
     write_attributes(group_.get(), false);
     H5Fflush(file_.get(), H5F_SCOPE_GLOBAL);
@@ -329,9 +287,9 @@ void SparseOutput::close_group(bool complete) {
     const FailedWrite failed(damaged_);
     if (group_.get() < 0 || !group_open_) return;
     group_open_ = false;
-    for (const auto& powder : powders_) powder->write_tail();
     for (const auto& list : lists_) list->write_tail(true);
     stopped_ = stopped_ || !complete;
+    if (powders_ && stopped_) powders_->shrink(frames_done_);  // rows past the frames done were never appended
     // one group for the scan: complete once its last dataset is done
     write_attributes(group_.get(), !stopped_ && frames_done_ == frames_expected_);
     H5Fflush(file_.get(), H5F_SCOPE_GLOBAL);

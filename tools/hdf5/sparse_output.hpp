@@ -8,12 +8,15 @@
 // bad_frames, and the attributes cut, mask_source, command_line, source(s), frames_expected and
 // complete.
 //
-// Every dataset is chunked and extendable and is appended batch by batch. A stopped run (Ctrl-C)
+// Every dataset is chunked and extendable and is appended batch by batch, but for the powders:
+// made at the group's full length when it starts, their rows written in place by the decoders
+// (group_powders.hpp), and cut to the frames done when the group stops. A stopped run (Ctrl-C)
 // closes the file, readable, with the frames done (nframes and npx count them; complete = 0).
 // The file is also flushed, its counts written, after a batch once OutputInfo::flush_seconds have
 // passed since the last flush: a process killed outright leaves its temporary file (below) as it
-// was then. Not after every batch: at the GPU's rate that is 600 flushes a second (H200 host,
-// 10,000 sparse frames: the writer busy 0.71 s flushing every batch, 0.17 s every 0.5 s).
+// was then (its powders at full length, rows past nframes zero or written ahead). Not after
+// every batch: at the GPU's rate that is 600 flushes a second (H200 host, 10,000 sparse frames:
+// the writer busy 0.71 s flushing every batch, 0.17 s every 0.5 s).
 //
 // The lists are compressed (see list_compression.hpp): readable by h5py with hdf5plugin
 // (bitshuffle, the default) or by any HDF5 (deflate).
@@ -45,6 +48,7 @@
 #include "bslz4/powder.hpp"
 #include "bslz4/sparse_result.hpp"
 #include "hdf5_file.hpp"
+#include "group_powders.hpp"
 #include "list_compression.hpp"
 #include "matrix_file.hpp"
 #include "sparse/output_file.hpp"
@@ -70,6 +74,9 @@ struct OutputInfo {
     // The file is flushed (its counts written) after a batch once this long has passed since the
     // last flush; 0: after every batch.
     double flush_seconds = 0.5;
+    // The powders are written through a mapping of the file where it can reserve their space;
+    // false: by pwrite, as on a file system that cannot (tests take both ways).
+    bool map_powders = true;
     // An existing output may be replaced (bslz4 sparse --overwrite); else it is refused.
     bool overwrite = false;
     // One group for the whole scan at scan_path, its input datasets' frames in order (an Eiger
@@ -90,7 +97,6 @@ struct OutputInfo {
 };
 
 class ListSeries;
-class RowSeries;
 
 class SparseOutput {
 public:
@@ -120,8 +126,14 @@ public:
     std::string keep_incomplete() noexcept;
     const std::string& target() const { return where_.target; }
 
+    // With a matrix, the powders of the group begun last, which the decoders write (any thread,
+    // no lock) before their batches are appended; null without. Valid until the next group
+    // starts or the file closes: read it once the writer has begun the group.
+    const GroupPowders* powders() const { return powders_.get(); }
+    // The frames appended to the group begun last: the row of the next frame in its powders.
+    std::size_t frames_in_group() const { return frames_done_; }
+
 private:
-    std::vector<double> powder_intensity(const std::vector<std::uint8_t>& powder, std::size_t count) const;
     // Closes every HDF5 object and the file; false when HDF5 could not write the file out.
     bool close_file();
     void start_group(const std::string& group_path, const std::string& source, std::size_t frames);
@@ -131,10 +143,11 @@ private:
     OutputInfo info_;
     TemporaryFile temporary_;  // before file_: closed after the file is
     h5::Handle file_;
+    RowsFile writes_;  // with a matrix: the file again, for the powders (row_places.hpp)
     h5::Handle group_;
     std::vector<std::unique_ptr<ListSeries>> lists_;  // row, col, intensity
     std::vector<h5::Handle> datasets_;                // nnz
-    std::vector<std::unique_ptr<RowSeries>> powders_;  // powder, powder_intensity (with a matrix)
+    std::unique_ptr<GroupPowders> powders_;            // with a matrix
     std::vector<h5::Handle> peak_sets_;               // nlabels, peak_props, peak_pairs (with peaks)
     h5::Handle bad_frames_;
     std::vector<std::string> sources_;  // the input datasets of the group

@@ -43,7 +43,7 @@ std::vector<std::size_t> frames_of(const ReadBatch& batch, const std::vector<std
 
 }  // namespace
 
-OutputRows BatchDecoder::decode(const ReadBatch& batch, std::size_t d) {
+OutputRows BatchDecoder::decode(const ReadBatch& batch, std::size_t d, const PowderTarget& to) {
     const std::size_t count = batch.lengths.size(), frame_bytes = scan_.ni * scan_.nj * pixel_size(scan_.type);
     std::vector<std::size_t> coded, raw;  // positions in the batch
     std::vector<FrameError> refused;      // raw chunks that hold no raw frame, by position in the batch
@@ -93,18 +93,31 @@ OutputRows BatchDecoder::decode(const ReadBatch& batch, std::size_t d) {
             rethrow_with_frame(e, scan_, d, frames_of(batch, raw));
         }
     }
+    if (matrix_ && !to.powders) throw Error(ErrorCode::bad_argument, "a batch with a matrix came with nowhere to write its powders");
+    if (to.powders && batch.first < to.dataset_frame)
+        throw Error(ErrorCode::bad_argument, "a batch's powders were given a place after its first frame");
+    const std::size_t powder_bytes = to.powders ? to.powders->row_bytes() : 0;
+    const std::size_t row0 = to.row + (batch.first - to.dataset_frame);  // of the batch's first frame
+    // Consecutive frames whose sums lie side by side in the decoder's buffer go in one write.
+    std::size_t run_row = 0, run_count = 0;
+    const std::uint8_t* run_sums = nullptr;
+    const auto write_run = [&] {
+        if (run_count) to.powders->write(run_row, run_count, run_sums);
+        run_count = 0;
+    };
     OutputRows rows;
-    const std::size_t powder_bytes = matrix_ ? matrix_->bins * accumulator_size(job_.acc) : 0;
-    // Sized once: a batch of 2D powders (1,500 x 72 bins, f64) is 55 MB, which grown by
-    // appends is copied and faulted in again at every doubling.
     rows.nnz.reserve(count);
-    rows.powder.reserve(count * powder_bytes);
     std::size_t next_coded = 0, next_raw = 0, next_refused = 0;
     for (std::size_t k = 0; k < count; ++k) {
         const std::size_t frame = batch.first + k;
+        const auto bad = [&](const FrameError& e) {
+            rows.add_bad(frame, e.code, e.message);
+            if (!powder_bytes) return;
+            write_run();
+            to.powders->write_zero(row0 + k);
+        };
         if (next_refused < refused.size() && refused[next_refused].frame == k) {
-            const FrameError& e = refused[next_refused++];
-            rows.add_bad(frame, e.code, e.message, powder_bytes);
+            bad(refused[next_refused++]);
             continue;
         }
         // j counts this frame's place in its decoder's call, as the decoder's reports do.
@@ -113,12 +126,20 @@ OutputRows BatchDecoder::decode(const ReadBatch& batch, std::size_t d) {
         const std::size_t j = is_raw ? next_raw++ : next_coded++;
         if (from.sparse.code(j) != ErrorCode::ok) {
             const FrameError e = reported(from.sparse, j);
-            rows.add_bad(frame, e.code, scan_frame_message(e.message, scan_, d, frame), powder_bytes);
+            bad({e.frame, e.code, scan_frame_message(e.message, scan_, d, frame)});
             continue;
         }
-        const void* powder_row = powder_bytes ? static_cast<const std::uint8_t*>(from.powder.data) + j * powder_bytes : nullptr;
-        rows.add(from.sparse.frame(j), scan_.nj, powder_row, powder_bytes);
+        rows.add(from.sparse.frame(j), scan_.nj);
+        if (!powder_bytes) continue;
+        const auto* sums = static_cast<const std::uint8_t*>(from.powder.data) + j * powder_bytes;
+        if (run_count && (run_row + run_count != row0 + k || run_sums + run_count * powder_bytes != sums)) write_run();
+        if (!run_count) {
+            run_row = row0 + k;
+            run_sums = sums;
+        }
+        ++run_count;
     }
+    if (powder_bytes) write_run();
     return rows;
 }
 

@@ -19,7 +19,6 @@ struct OutputRows {
     std::vector<std::uint16_t> row, col;
     std::vector<std::uint8_t> intensity;  // pixels of the scan's type
     std::vector<std::uint32_t> nnz;       // per frame
-    std::vector<std::uint8_t> powder;     // frames x bins of the accumulator's type; empty without a matrix
     std::vector<FrameError> bad;          // for bad_frames; FrameError::frame is the input dataset's frame
     // With OutputInfo::peaks_algorithm (list_peaks.hpp fills them): labels a pixel, nlabels a
     // frame, 5 values a peak and 5 an overlap, their frames numbered from the batch's first (-1:
@@ -29,11 +28,12 @@ struct OutputRows {
     std::vector<std::int64_t> peak_props, peak_pairs;
     std::size_t frames() const { return nnz.size(); }
     std::size_t pixels() const { return row.size(); }
-    // Appends one frame's list (a frame of nj columns) and its powder row (powder_bytes bytes).
-    void add(const SparseFrame& frame, std::size_t nj, const void* powder_row, std::size_t powder_bytes);
-    // Appends a frame that could not be decoded: nnz 0, a zero powder row (powder_bytes bytes),
-    // and its row of bad_frames (`frame` numbered in the input dataset).
-    void add_bad(std::size_t frame, ErrorCode code, const std::string& message, std::size_t powder_bytes);
+    // Appends one frame's list (a frame of nj columns). Its powder goes to the file from the
+    // decoder (hdf5/group_powders.hpp), not through here.
+    void add(const SparseFrame& frame, std::size_t nj);
+    // Appends a frame that could not be decoded: nnz 0 and its row of bad_frames (`frame`
+    // numbered in the input dataset).
+    void add_bad(std::size_t frame, ErrorCode code, const std::string& message);
 };
 
 }  // namespace bslz4::tool

@@ -264,12 +264,19 @@ bool SparseRun::run_part(const Part& p) {
     const bool front = &p == &parts_.front();
     writer_->begin_group(scan_.datasets[p.d].path, p.end - p.first);
     if (peaks_ && (job_.per_file || front)) peaks_->begin_group();
+    PowderTarget powders;
+    if (info_.bins) {
+        // The decoders write the part's powders where its group keeps them: once the writer has
+        // made the group (a few batches' lists queued before it; a scan's group is made once).
+        writer_->finish();
+        powders = {out_->powders(), out_->frames_in_group(), p.first};
+    }
     const auto part_start = front ? reading_start_ : Clock::now();
     std::optional<BatchReader> next_reader;
     BatchReader& reader = front ? *first_reader_ : next_reader.emplace(p.index, *ring_, kBatchFrames, readers_);
     take_decoders();
     bool first = true;
-    const DecodeBatch decode_one = [&](const ReadBatch& batch, std::size_t k) { return decode(p, batch, k); };
+    const DecodeBatch decode_one = [&](const ReadBatch& batch, std::size_t k) { return decode(p, batch, k, powders); };
     const SinkRows sink = [&](OutputRows&& rows) {
         if (first) {
             times_.first_batch += seconds_since(part_start);
@@ -289,9 +296,9 @@ bool SparseRun::run_part(const Part& p) {
 }
 
 // On decoder k's thread.
-OutputRows SparseRun::decode(const Part& p, const ReadBatch& batch, std::size_t k) {
+OutputRows SparseRun::decode(const Part& p, const ReadBatch& batch, std::size_t k, const PowderTarget& powders) {
     const auto d0 = Clock::now();
-    OutputRows rows = batches_[k]->decode(batch, p.d);
+    OutputRows rows = batches_[k]->decode(batch, p.d, powders);
     frames_by_[k] += rows.frames();  // only decoder k's thread writes here
     decoding_by_[k] += seconds_since(d0);
     return rows;

@@ -51,7 +51,7 @@ private:
     void prepare_loop();
     void take_decoders();
     bool run_part(const Part& p);
-    OutputRows decode(const Part& p, const ReadBatch& batch, std::size_t k);
+    OutputRows decode(const Part& p, const ReadBatch& batch, std::size_t k, const PowderTarget& powders);
     void label(OutputRows& rows, std::size_t first_frame, std::size_t k);
     bool hand_on(const Part& p, OutputRows&& rows);
     void finish(bool& finishing);
