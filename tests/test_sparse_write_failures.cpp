@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "bslz4/bslz4.hpp"
+#include "hdf5/matrix_file.hpp"
 #include "hdf5/scan_writer.hpp"
+#include "matrix_support.hpp"
 #include "sparse_job_fixture.hpp"
 #include "test_support.hpp"
 #include "tool_runner.hpp"
@@ -135,4 +137,28 @@ TEST_CASE("a full file system (a small tmpfs) is one line naming the output and 
     check_write_failure(r, out, "No space left on device");
     CHECK(test::slurp(out) == before);
     CHECK(names_in(temp_path("full_fs")) == std::vector<std::string>{"out.h5"});
+}
+
+TEST_CASE("a matrix job whose powders do not fit (a file size limit, a full tmpfs) is one line naming the output and the "
+          "reason when their space is reserved, exit 1, never a SIGBUS from writing them through a mapping",
+          "[sparse-write-failures]") {
+    const std::string scan = temp_path("powder_limit_scan.h5"), mat = temp_path("powder_limit_matrix.h5");
+    write_failure_scan(scan);
+    // 140 frames of 2,000 f64 bins: 2.2 MB of powders
+    tool::write_matrix(mat, "csr", normalise_matrix(test::random_csr(2000, kNi * kNj, 1.0, 3).input()));
+    const std::string job = " --cut 0 --no-mask --cpu --quiet --matrix " + mat + ":csr";
+    const std::string dir = temp_path("powder_limit_out");
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    check_write_failure(run_limited("sparse " + scan + " -o " + dir + "/out.h5" + job, 1024), dir + "/out.h5", "File too large");
+    CHECK(names_in(dir).empty());
+    std::filesystem::remove_all(dir);
+    const SmallFileSystem fs(temp_path("powder_full_fs"), 1024);
+    if (!fs.mounted()) {
+        WARN("not run: this process may not mount a tmpfs (the file size limit case covers the reservation failing)");
+        return;
+    }
+    const std::string out = temp_path("powder_full_fs") + "/out.h5";
+    check_write_failure(run_tool("sparse " + scan + " -o " + out + job), out, "No space left on device");
+    CHECK(names_in(temp_path("powder_full_fs")).empty());
 }

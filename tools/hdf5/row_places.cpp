@@ -106,7 +106,7 @@ void RowPlaces::place(int fd) {
         if (r == 0) continue;
         const int e = errno;
         if (e == EOPNOTSUPP || e == ENOSYS) return;  // written by pwrite
-        throw Error(ErrorCode::io, what_ + ": cannot reserve its " + std::to_string(s.length) + " bytes in the output file: " +
+        throw Error(ErrorCode::io, "cannot write " + what_ + ": cannot reserve its " + std::to_string(s.length) + " bytes: " +
                                        system_reason(e) + (e == ENOSPC || e == EDQUOT ? " (disk full or quota exceeded?)" : ""));
     }
     const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
@@ -143,7 +143,7 @@ void RowPlaces::write(std::size_t first, std::size_t count, const void* bytes) c
                 if (w < 0 && errno == EINTR) continue;
                 if (w <= 0) {
                     const int e = w < 0 ? errno : EIO;
-                    throw Error(ErrorCode::io, what_ + ": cannot write rows " + std::to_string(first) + " to " +
+                    throw Error(ErrorCode::io, "cannot write " + what_ + " rows " + std::to_string(first) + " to " +
                                                    std::to_string(first + n - 1) + ": " + system_reason(e) +
                                                    (e == ENOSPC || e == EDQUOT ? " (disk full or quota exceeded?)" : ""));
                 }
