@@ -165,6 +165,25 @@ TEST_CASE("lists written into the labeller's staging label as the same lists giv
         }
 }
 
+TEST_CASE("a labeller reserved ahead labels as one that grows, below and past what it reserved", "[peaks]") {
+    std::mt19937 rng(35);
+    Batch small, large;
+    small.rows = large.rows = 64;
+    small.cols = large.cols = 80;
+    for (int f = 0; f < 3; ++f) small.add(rng, 0.1, 50);
+    for (int f = 0; f < 70; ++f) large.add(rng, 0.6, 50);
+    cuda::PeakLabeller reserved(0);
+    reserved.reserve(8, 2000, 16);
+    reserved.reserve(0, 0);  // nothing to make: no error
+    CHECK_THROWS_AS(reserved.reserve(1, std::size_t{1} << 40), Error);  // sizes that could wrap
+    check_batch(reserved, small, std::nullopt);  // within what was reserved
+    check_batch(reserved, large, 3.0);           // past it: the buffers grow
+    check_batch(reserved, small, 3.0);
+    // between stage() and label_staged() the staging holds the caller's lists: no reserve()
+    reserved.stage(small.view());
+    CHECK_THROWS_AS(reserved.reserve(64, 1 << 20), Error);
+}
+
 TEST_CASE("frames larger than uint16 rows and columns hold are refused", "[peaks]") {
     cuda::PeakLabeller gpu(0);
     Batch b;

@@ -201,6 +201,32 @@ PeakStaging PeakLabeller::stage(const PeakFrames& in) {
     return PeakStaging{s.staged_row(), s.staged_col(), s.staged_value(), n};
 }
 
+void PeakLabeller::reserve(std::size_t frames, std::size_t pixels, std::size_t pixels_per_peak) {
+    State& s = *state_;
+    constexpr std::size_t kMostReserved = std::size_t{1} << 36;  // far past any batch; the sizes below cannot wrap
+    if (s.staged) throw Error(ErrorCode::bad_argument, "peak labels: reserve() between stage() and label_staged() would lose the staged lists");
+    if (frames > kMostReserved || pixels > kMostReserved)
+        throw Error(ErrorCode::bad_argument, "peak labels: reserve() of " + std::to_string(frames) + " frames and " +
+                                                 std::to_string(pixels) + " pixels: more than 2^36");
+    const std::size_t part = std::min<std::size_t>(std::max<std::size_t>(frames, 1), bslz4_abi::kMaxPeakFrames), n = pixels;
+    const std::size_t peaks = n / std::max<std::size_t>(pixels_per_peak, 1);
+    ScopedContext scope(s.ctx);
+    check(driver().cuStreamSynchronize(s.stream.get()), "cuStreamSynchronize(peak labels, before reserving)");
+    if (n) {
+        grow(s.to_device, PinnedParts::aligned(n * 2) * 2 + PinnedParts::aligned(n * 4), "peak labels: lists staged");
+        for (DeviceBuffer* b : {&s.row, &s.col})
+            grow(*b, n * 2, "peak labels: reserved");
+        for (DeviceBuffer* b : {&s.value, &s.smoothed, &s.link, &s.is_root, &s.numbers, &s.labels})
+            grow(*b, n * 4, "peak labels: reserved");
+        grow(s.props, std::max<std::size_t>(peaks, 1) * 5 * 8, "peak labels: sums");
+        grow(s.from_device, PinnedParts::aligned(n * 4) + PinnedParts::aligned(part * 4) + peaks * 5 * 8, "peak labels: results staged");
+    }
+    grow(s.first_px, (part + 1) * 8, "peak labels: frame starts");
+    grow(s.nlabels, part * 4, "peak labels: counts");
+    grow(s.peak_first, (part + 1) * 8, "peak labels: peak starts");
+    grow(s.starts, (part + 1) * 8, "peak labels: frame starts staged");
+}
+
 void PeakLabeller::label(PeakRule rule, const PeakFrames& in, const std::optional<double>& wtmax, PeakLabels& out) {
     const PeakStaging to = stage(in);
     if (to.pixels) {

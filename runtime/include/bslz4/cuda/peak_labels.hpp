@@ -64,6 +64,13 @@ public:
     PeakStaging stage(const PeakFrames& frames);
     void label_staged(PeakRule rule, const std::optional<double>& wtmax, PeakLabels& out);
 
+    // Makes the device buffers and pinned staging for batches of up to `frames` frames and
+    // `pixels` listed pixels (with a peak for every `pixels_per_peak` of them) now, so that the
+    // first such batch does not wait for them; larger batches still grow them. Not between
+    // stage() and label_staged() (bad_argument: the staged lists would be lost); more than
+    // 2^36 pixels or frames is bad_argument.
+    void reserve(std::size_t frames, std::size_t pixels, std::size_t pixels_per_peak = 8);
+
 private:
     struct State;
     std::unique_ptr<State> state_;
