@@ -128,6 +128,7 @@ void gpu_side() {
         bslz4::cuda::PinnedHostMemory pinned(1024);
         check(pinned.size() == 1024, "PinnedHostMemory");
         bslz4::cuda::PeakLabeller labeller;
+        labeller.reserve(1, 64);
         bslz4::cuda::PeakLabels labels;
         const std::uint32_t nnz = 0;
         bslz4::cuda::PeakFrames none{1, kNi, kNj, &nnz, nullptr, nullptr, nullptr};
