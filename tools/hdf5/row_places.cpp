@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,24 @@ namespace {
 constexpr std::size_t kMostMaps = 256;
 
 std::string system_reason(int e) { return std::strerror(e); }
+
+// The file systems (statfs f_type) whose fallocate reserves the blocks that a write through a
+// mapping then fills without allocating: ext2/3/4, XFS, tmpfs. On others a mapped write past a
+// full disk may be a SIGBUS (btrfs's page_mkwrite reserves space for copy-on-write anew; ZFS
+// reserves nothing; network file systems write back later): those are written by pwrite, whose
+// failure is an error.
+constexpr long kExt4 = 0xEF53, kXfs = 0x58465342, kTmpfs = 0x01021994;
+
+}  // namespace
+
+bool reservations_hold(int fd) {
+    struct statfs fs {};
+    if (fstatfs(fd, &fs) != 0) return false;
+    const long type = static_cast<long>(fs.f_type);
+    return type == kExt4 || type == kXfs || type == kTmpfs;
+}
+
+namespace {
 
 }  // namespace
 
@@ -98,7 +117,7 @@ void RowPlaces::place(int fd) {
         else
             stretches.push_back({offset, chunk_bytes, k});
     }
-    if (stretches.empty() || stretches.size() > kMostMaps) return;
+    if (stretches.empty() || stretches.size() > kMostMaps || !reservations_hold(fd)) return;
     for (const Stretch& s : stretches) {
         int r;
         do r = fallocate(fd, 0, static_cast<off_t>(s.offset), static_cast<off_t>(s.length));

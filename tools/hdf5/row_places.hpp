@@ -8,8 +8,9 @@
 // The chunks are reserved on the disk first (fallocate), then mapped and written by memcpy:
 // page faults on one file proceed side by side where write(2) takes the file's lock, and a full
 // disk is an error at the reservation, not a SIGBUS at a write. A file system that cannot reserve
-// (EOPNOTSUPP) or map is written by pwrite instead, still from every thread, serialised by the
-// kernel. Unfiltered chunks only: the bytes written are the chunk's bytes.
+// (EOPNOTSUPP) or map, or one whose reservations a mapped write may not keep to (all but ext4,
+// XFS and tmpfs: see reservations_hold), is written by pwrite instead, still from every thread,
+// serialised by the kernel. Unfiltered chunks only: the bytes written are the chunk's bytes.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +20,10 @@
 #include "hdf5_file.hpp"
 
 namespace bslz4::tool {
+
+// Whether the file system of open file `fd` keeps what fallocate reserved for writes through a
+// mapping (ext4, XFS, tmpfs): only there are rows written by memcpy into a mapping.
+bool reservations_hold(int fd);
 
 // The output file opened once more, for the rows written outside HDF5 (closed when this goes).
 class RowsFile {
