@@ -40,10 +40,6 @@ bool reservations_hold(int fd) {
     return type == kExt4 || type == kXfs || type == kTmpfs;
 }
 
-namespace {
-
-}  // namespace
-
 RowsFile::RowsFile(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CLOEXEC)) {
     if (fd_ < 0) throw Error(ErrorCode::io, path + ": cannot open it again to write its powders: " + system_reason(errno));
 }
