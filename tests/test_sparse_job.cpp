@@ -98,15 +98,23 @@ IntegratedBatch library_lists(const std::vector<std::vector<std::uint8_t>>& chun
     return IntegratedBatch{keep.back().multi(views, 4.0), Powder{}};
 }
 
-// The library's lists and powders of matrix `m` on chunks [first, first + count).
-IntegratedBatch library_powders(const std::vector<std::vector<std::uint8_t>>& chunks, const IntegrationMatrix& m,
-                                std::size_t first = 0, std::size_t count = SIZE_MAX) {
-    static std::vector<std::unique_ptr<Chunk2SparseCSC>> keep;  // the batch's views live as long as their object
-    keep.push_back(std::make_unique<Chunk2SparseCSC>(std::vector<std::uint8_t>(kNi * kNj, 1), kNi, kNj, PixelType::u16, m));
+// The library's lists and powders of matrix `m` on chunks [first, first + count), beside the
+// object whose buffers they view. Not kept in a static: an integrator destroyed at exit would
+// outlive the thread pool it uses.
+struct LibraryPowders {
+    std::unique_ptr<Chunk2SparseCSC> object;
+    IntegratedBatch batch;
+};
+
+LibraryPowders library_powders(const std::vector<std::vector<std::uint8_t>>& chunks, const IntegrationMatrix& m,
+                               std::size_t first = 0, std::size_t count = SIZE_MAX) {
+    LibraryPowders r;
+    r.object = std::make_unique<Chunk2SparseCSC>(std::vector<std::uint8_t>(kNi * kNj, 1), kNi, kNj, PixelType::u16, m);
     const std::size_t n = std::min(count, chunks.size() - first);
     const std::vector<ByteView> views(chunks.begin() + static_cast<std::ptrdiff_t>(first),
                                       chunks.begin() + static_cast<std::ptrdiff_t>(first + n));
-    return keep.back()->multi(views, 4.0);
+    r.batch = r.object->multi(views, 4.0);
+    return r;
 }
 
 }  // namespace
@@ -220,11 +228,11 @@ TEST_CASE("a scan of several datasets (external links) equals the library on the
     tool::write_matrix(mat, "csr", m);
     job.matrix_spec = mat + ":csr";
     CHECK(tool::run_sparse_job(job, stop).frames == 70);
-    check_group(out, "/entry/data/data_000001", library_powders(first, m, 50), 20, 33);
-    check_group(out, "/entry/data/data_000002", library_powders(second, m, 0, 50), 50, 33);
+    check_group(out, "/entry/data/data_000001", library_powders(first, m, 50).batch, 20, 33);
+    check_group(out, "/entry/data/data_000002", library_powders(second, m, 0, 50).batch, 50, 33);
     job.per_file = false;
     CHECK(tool::run_sparse_job(job, stop).frames == 70);
-    check_group(out, "/entry/data/data", library_powders(chunks, m, 50, 70), 70, 33);
+    check_group(out, "/entry/data/data", library_powders(chunks, m, 50, 70).batch, 70, 33);
 }
 
 TEST_CASE("an interrupted run with several reader threads and the writer's thread leaves a readable file marked incomplete",
@@ -248,7 +256,8 @@ TEST_CASE("an interrupted run with a matrix keeps its powders cut to the frames 
     tool::write_scan(scan, kNi, kNj, PixelType::u16, chunks.size(), {}, chunks);
     const IntegrationMatrix m = normalise_matrix(test::random_csr(21, kNi * kNj, 2.0, 8).input());
     tool::write_matrix(mat, "csr", m);
-    const IntegratedBatch want = library_powders(chunks, m, 0, 64);
+    const LibraryPowders library = library_powders(chunks, m, 0, 64);
+    const IntegratedBatch& want = library.batch;
     tool::SparseJob job = cpu_job(scan, out, 2);
     job.matrix_spec = mat + ":csr";
     test::check_stopped_after_first_batch(job);

@@ -17,7 +17,6 @@
 #include "bslz4/bslz4.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "hdf5/scan_writer.hpp"
-#include "hdf5/sparse_output.hpp"
 #include "matrix_support.hpp"
 #include "sparse_job_fixture.hpp"
 #include "test_support.hpp"
@@ -164,27 +163,3 @@ TEST_CASE("a matrix job whose powders do not fit (a file size limit, a full tmpf
     CHECK(names_in(temp_path("powder_full_fs")).empty());
 }
 
-TEST_CASE("powders written by pwrite (a file system whose reservations a mapping cannot trust) past a full disk are an "
-          "error naming the rows and the reason, thrown to the writing thread",
-          "[sparse-write-failures]") {
-    const SmallFileSystem fs(temp_path("powder_pwrite_fs"), 256);
-    if (!fs.mounted()) {
-        WARN("not run: this process may not mount a tmpfs");
-        return;
-    }
-    tool::OutputInfo info;
-    info.ni = kNi;
-    info.nj = kNj;
-    info.bins = 4000;  // 32 kB a frame: 64 frames are 2 MB, past the 256 kB file system
-    info.map_powders = false;
-    const std::string out = temp_path("powder_pwrite_fs") + "/out.h5";
-    tool::SparseOutput output(out, info);
-    output.begin_group("/entry/data/data", 64);
-    const tool::GroupPowders* powders = output.powders();
-    REQUIRE(powders != nullptr);
-    CHECK_FALSE(powders->mapped());
-    const std::vector<double> sums(64 * info.bins, 1.5);
-    CHECK_THROWS_WITH(powders->write(0, 64, sums.data()),
-                      Catch::Contains("cannot write " + out + ":/entry/data/data/powder rows") &&
-                          Catch::Contains("No space left on device"));
-}

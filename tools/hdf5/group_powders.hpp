@@ -30,6 +30,8 @@ public:
     void write_zero(std::size_t row) const;
     std::size_t row_bytes() const { return sums_.row_bytes(); }
     bool mapped() const { return sums_.mapped(); }
+    // A write failed (a full disk under pwrite): the output is damaged, not kept.
+    bool failed() const { return sums_.failed() || (intensity_ && intensity_->failed()); }
 
     // The group stopped after `frames` frames: the datasets are cut there; h5::Lock held.
     void shrink(std::size_t frames);

@@ -158,6 +158,7 @@ void RowPlaces::write(std::size_t first, std::size_t count, const void* bytes) c
                 if (w < 0 && errno == EINTR) continue;
                 if (w <= 0) {
                     const int e = w < 0 ? errno : EIO;
+                    failed_ = true;
                     throw Error(ErrorCode::io, "cannot write " + what_ + " rows " + std::to_string(first) + " to " +
                                                    std::to_string(first + n - 1) + ": " + system_reason(e) +
                                                    (e == ENOSPC || e == EDQUOT ? " (disk full or quota exceeded?)" : ""));

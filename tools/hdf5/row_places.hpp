@@ -12,6 +12,7 @@
 // XFS and tmpfs: see reservations_hold), is written by pwrite instead, still from every thread,
 // serialised by the kernel. Unfiltered chunks only: the bytes written are the chunk's bytes.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -57,6 +58,8 @@ public:
     std::size_t row_bytes() const { return row_bytes_; }
     // Whether the rows are written through a mapping (else by pwrite).
     bool mapped() const { return !maps_.empty(); }
+    // Whether a write failed: the rows are then not whole, and the file is not kept.
+    bool failed() const { return failed_; }
 
     // Writes rows [first, first + count) from `bytes`: from any thread, no HDF5 call; writes of
     // different rows at once are safe. Throws io on a failed pwrite, bad_argument past the end.
@@ -80,6 +83,7 @@ private:
     std::vector<std::uint64_t> chunk_offset_;  // each chunk's place in the file, by row
     std::vector<std::uint8_t*> chunk_at_;      // ... in a mapping; empty: written by pwrite
     std::vector<Map> maps_;
+    mutable std::atomic<bool> failed_{false};
 };
 
 }  // namespace bslz4::tool

@@ -118,6 +118,7 @@ bool SparseOutput::close_file() {
     bool cut = true;
     try {
         // a group left between two datasets of its scan (a run that failed there) is cut too
+        if (powders_ && powders_->failed()) damaged_ = true;
         if (powders_ && !damaged_) powders_->shrink(frames_done_);
     } catch (...) {
         cut = false;
@@ -150,6 +151,7 @@ void SparseOutput::finish() {
 
 std::string SparseOutput::keep_incomplete() noexcept {
     try {
+        if (powders_ && powders_->failed()) damaged_ = true;  // a decoder's write of them failed
         if (group_open_ && !damaged_) close_group(false);
         if (!close_file() || !wrote_frames_ || damaged_) {
             H5Eclear2(H5E_DEFAULT);
