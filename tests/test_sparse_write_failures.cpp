@@ -17,6 +17,7 @@
 #include "bslz4/bslz4.hpp"
 #include "hdf5/matrix_file.hpp"
 #include "hdf5/scan_writer.hpp"
+#include "hdf5/sparse_output.hpp"
 #include "matrix_support.hpp"
 #include "sparse_job_fixture.hpp"
 #include "test_support.hpp"
@@ -163,3 +164,23 @@ TEST_CASE("a matrix job whose powders do not fit (a file size limit, a full tmpf
     CHECK(names_in(temp_path("powder_full_fs")).empty());
 }
 
+
+TEST_CASE("powders to be written by pwrite (where a mapping is not trusted) still have their space reserved when the "
+          "group starts: a disk too small is an error then, naming the output",
+          "[sparse-write-failures]") {
+    const SmallFileSystem fs(temp_path("powder_pwrite_fs"), 256);
+    if (!fs.mounted()) {
+        WARN("not run: this process may not mount a tmpfs");
+        return;
+    }
+    tool::OutputInfo info;
+    info.ni = kNi;
+    info.nj = kNj;
+    info.bins = 4000;  // 32 kB a frame: 64 frames are 2 MB, past the 256 kB file system
+    info.map_powders = false;
+    const std::string out = temp_path("powder_pwrite_fs") + "/out.h5";
+    tool::SparseOutput output(out, info);
+    CHECK_THROWS_WITH(output.begin_group("/entry/data/data", 64),
+                      Catch::Contains("cannot write " + out + ":/entry/data/data/powder: cannot reserve") &&
+                          Catch::Contains("No space left on device"));
+}

@@ -83,7 +83,7 @@ RowPlaces::RowPlaces(hid_t file, int fd, hid_t group, const char* name, hid_t ty
             throw Error(ErrorCode::io, what_ + ": chunk " + std::to_string(c) + " was not placed whole when the dataset was made");
         chunk_offset_.push_back(base + address);
     }
-    if (map) place(fd);
+    place(fd, map);
 }
 
 RowPlaces::~RowPlaces() { unmap(); }
@@ -94,9 +94,10 @@ void RowPlaces::unmap() noexcept {
     chunk_at_.clear();
 }
 
-// Reserves the chunks' bytes on the disk and maps them; a file system that cannot is written by
-// pwrite (chunk_at_ left empty).
-void RowPlaces::place(int fd) {
+// Reserves the chunks' bytes on the disk and, with `map`, maps them; a file system that cannot
+// reserve, or whose reservations a mapped write may not keep to, is written by pwrite (chunk_at_
+// left empty).
+void RowPlaces::place(int fd, bool map) {
     const std::size_t chunk_bytes = chunk_rows_ * row_bytes_;
     std::vector<std::size_t> order(chunk_offset_.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -113,7 +114,9 @@ void RowPlaces::place(int fd) {
         else
             stretches.push_back({offset, chunk_bytes, k});
     }
-    if (stretches.empty() || stretches.size() > kMostMaps || !reservations_hold(fd)) return;
+    if (stretches.empty()) return;
+    // Reserved wherever the file system can, mapped or not: a disk too small is an error now,
+    // not at a write part way through the scan.
     for (const Stretch& s : stretches) {
         int r;
         do r = fallocate(fd, 0, static_cast<off_t>(s.offset), static_cast<off_t>(s.length));
@@ -124,6 +127,7 @@ void RowPlaces::place(int fd) {
         throw Error(ErrorCode::io, "cannot write " + what_ + ": cannot reserve its " + std::to_string(s.length) + " bytes: " +
                                        system_reason(e) + (e == ENOSPC || e == EDQUOT ? " (disk full or quota exceeded?)" : ""));
     }
+    if (!map || stretches.size() > kMostMaps || !reservations_hold(fd)) return;  // written by pwrite
     const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
     std::vector<std::uint8_t*> chunk_at(chunk_offset_.size(), nullptr);
     for (const Stretch& s : stretches) {

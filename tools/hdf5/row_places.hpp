@@ -9,8 +9,9 @@
 // page faults on one file proceed side by side where write(2) takes the file's lock, and a full
 // disk is an error at the reservation, not a SIGBUS at a write. A file system that cannot reserve
 // (EOPNOTSUPP) or map, or one whose reservations a mapped write may not keep to (all but ext4,
-// XFS and tmpfs: see reservations_hold), is written by pwrite instead, still from every thread,
-// serialised by the kernel. Unfiltered chunks only: the bytes written are the chunk's bytes.
+// XFS and tmpfs: see reservations_hold), is written by pwrite instead (the space still reserved
+// first where the file system can), still from every thread, serialised by the kernel.
+// Unfiltered chunks only: the bytes written are the chunk's bytes.
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -45,8 +46,9 @@ public:
     // Makes dataset `name` in `group` of `rows` rows of shape `row` and memory type `type` (its
     // stored type), chunked `chunk_rows` rows at a time, every chunk placed now and never filled
     // by HDF5 (a row not written reads as zeros: the reserved space is). `fd`: the file open for
-    // writing (the caller's, kept open while this lives); `map`: false writes by pwrite, as where
-    // the file system cannot reserve. The HDF5 calls need h5::Lock.
+    // writing (the caller's, kept open while this lives); `map`: false writes by pwrite (the
+    // space still reserved where the file system can), as where a mapping is not trusted. The
+    // HDF5 calls need h5::Lock.
     RowPlaces(hid_t file, int fd, hid_t group, const char* name, hid_t type, const std::vector<hsize_t>& row,
               std::size_t chunk_rows, std::size_t rows, bool map, const std::string& what);
     ~RowPlaces();  // unmaps; closes the dataset (h5::Lock held)
@@ -73,7 +75,7 @@ private:
         void* at;
         std::size_t length;
     };
-    void place(int fd);
+    void place(int fd, bool map);
     void unmap() noexcept;
 
     std::string what_;
