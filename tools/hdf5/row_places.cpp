@@ -83,7 +83,7 @@ RowPlaces::RowPlaces(hid_t file, int fd, hid_t group, const char* name, hid_t ty
             throw Error(ErrorCode::io, what_ + ": chunk " + std::to_string(c) + " was not placed whole when the dataset was made");
         chunk_offset_.push_back(base + address);
     }
-    place(fd, map);
+    place(map);
 }
 
 RowPlaces::~RowPlaces() { unmap(); }
@@ -97,7 +97,7 @@ void RowPlaces::unmap() noexcept {
 // Reserves the chunks' bytes on the disk and, with `map`, maps them; a file system that cannot
 // reserve, or whose reservations a mapped write may not keep to, is written by pwrite (chunk_at_
 // left empty).
-void RowPlaces::place(int fd, bool map) {
+void RowPlaces::place(bool map) {
     const std::size_t chunk_bytes = chunk_rows_ * row_bytes_;
     std::vector<std::size_t> order(chunk_offset_.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -119,7 +119,7 @@ void RowPlaces::place(int fd, bool map) {
     // not at a write part way through the scan.
     for (const Stretch& s : stretches) {
         int r;
-        do r = fallocate(fd, 0, static_cast<off_t>(s.offset), static_cast<off_t>(s.length));
+        do r = fallocate(fd_, 0, static_cast<off_t>(s.offset), static_cast<off_t>(s.length));
         while (r != 0 && errno == EINTR);
         if (r == 0) continue;
         const int e = errno;
@@ -127,13 +127,13 @@ void RowPlaces::place(int fd, bool map) {
         throw Error(ErrorCode::io, "cannot write " + what_ + ": cannot reserve its " + std::to_string(s.length) + " bytes: " +
                                        system_reason(e) + (e == ENOSPC || e == EDQUOT ? " (disk full or quota exceeded?)" : ""));
     }
-    if (!map || stretches.size() > kMostMaps || !reservations_hold(fd)) return;  // written by pwrite
+    if (!map || stretches.size() > kMostMaps || !reservations_hold(fd_)) return;  // written by pwrite
     const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
     std::vector<std::uint8_t*> chunk_at(chunk_offset_.size(), nullptr);
     for (const Stretch& s : stretches) {
         const std::uint64_t from = s.offset / page * page;
         const std::size_t length = static_cast<std::size_t>(s.offset + s.length - from);
-        void* m = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(from));
+        void* m = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, static_cast<off_t>(from));
         if (m == MAP_FAILED) {
             unmap();  // written by pwrite
             return;
@@ -179,13 +179,8 @@ void RowPlaces::write(std::size_t first, std::size_t count, const void* bytes) c
 void RowPlaces::shrink(std::size_t rows) {
     if (rows >= rows_) return;
     unmap();  // the chunks cut go back to HDF5, which may place other things there; the rows kept stay where they are
-    std::vector<hsize_t> dims;
-    {
-        const h5::Handle space(H5Dget_space(dataset_.get()), H5Sclose, what_);
-        dims.resize(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.get())));
-        H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-    }
-    dims[0] = rows;
+    std::vector<hsize_t> dims = h5::dataset_shape(dataset_.get());
+    dims.at(0) = rows;
     if (H5Dset_extent(dataset_.get(), dims.data()) < 0) throw h5::failure("cannot cut " + what_ + " to " + std::to_string(rows) + " rows");
     rows_ = rows;
 }

@@ -56,7 +56,6 @@ public:
     RowPlaces& operator=(const RowPlaces&) = delete;
 
     hid_t dataset() const { return dataset_.get(); }  // for its attributes
-    std::size_t rows() const { return rows_; }
     std::size_t row_bytes() const { return row_bytes_; }
     // Whether the rows are written through a mapping (else by pwrite).
     bool mapped() const { return !maps_.empty(); }
@@ -75,7 +74,7 @@ private:
         void* at;
         std::size_t length;
     };
-    void place(int fd, bool map);
+    void place(bool map);
     void unmap() noexcept;
 
     std::string what_;
