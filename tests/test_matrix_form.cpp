@@ -250,3 +250,59 @@ TEST_CASE("mask folding drops the weights of masked pixels only", "[matrix]") {
     CHECK(f.nnz() == kept);
     for (std::uint32_t p : f.pixel) REQUIRE(mask[p] != 0);
 }
+
+namespace {
+
+// fold_mask's result, entry by entry on one thread: what its threads must give.
+IntegrationMatrix folded_in_order(const IntegrationMatrix& m, const std::vector<std::uint8_t>& mask) {
+    IntegrationMatrix out;
+    out.bins = m.bins;
+    out.pixels = m.pixels;
+    out.powder_scale = m.powder_scale;
+    out.row_start = {0};
+    for (std::size_t b = 0; b < m.bins; ++b) {
+        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
+            if (!mask[m.pixel[k]]) continue;
+            out.pixel.push_back(m.pixel[k]);
+            out.weight.push_back(m.weight[k]);
+            if (m.fixed_point()) out.fixed_weight.push_back(m.fixed_weight[k]);
+        }
+        out.row_start.push_back(static_cast<std::uint32_t>(out.pixel.size()));
+    }
+    return out;
+}
+
+bool same_matrix(const IntegrationMatrix& a, const IntegrationMatrix& b) {
+    return a.bins == b.bins && a.pixels == b.pixels && a.row_start == b.row_start && a.pixel == b.pixel && a.weight == b.weight &&
+           a.fixed_weight == b.fixed_weight && a.powder_scale == b.powder_scale;
+}
+
+}  // namespace
+
+TEST_CASE("a large matrix is folded on several threads into the entries, in the order, one thread keeps", "[matrix]") {
+    // 2 M entries and more: the passes split them over threads (a thread a million) where there
+    // are CPUs for them.
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(2000, 1500, 2000.0, 5).input());
+    REQUIRE(m.nnz() > 2'000'000);
+    const IntegrationMatrix fixed = fixed_point_matrix(m, PixelType::u16);
+    for (const unsigned seed : {6u, 7u}) {
+        const auto mask = test::random_mask(1500, seed);
+        const IntegrationMatrix f = fold_mask(m, mask);
+        CHECK(f.nnz() < m.nnz());
+        CHECK(same_matrix(f, folded_in_order(m, mask)));
+        CHECK(same_matrix(fold_mask(fixed, mask), folded_in_order(fixed, mask)));
+    }
+    const IntegrationMatrix emptied = fold_mask(m, std::vector<std::uint8_t>(1500, 0));
+    CHECK(emptied.nnz() == 0);
+    CHECK(emptied.row_start == std::vector<std::uint32_t>(2001, 0));
+    CHECK(same_matrix(fold_mask(m, std::vector<std::uint8_t>(1500, 1)), m));
+}
+
+TEST_CASE("folding a matrix not in normalise_matrix's form is refused, not read out of bounds", "[matrix]") {
+    IntegrationMatrix m = normalise_matrix(test::random_csr(10, 50, 2.0, 3).input());
+    m.pixel.back() = 50;  // past the frame: its mask byte would be read past the mask's end
+    REQUIRE_THROWS_WITH(fold_mask(m, std::vector<std::uint8_t>(50, 1)), Catch::Contains("not in normalise_matrix's form"));
+    m = normalise_matrix(test::random_csr(10, 50, 2.0, 3).input());
+    m.row_start[5] = m.row_start[4] - 1;  // a bin that ends before it starts
+    REQUIRE_THROWS_WITH(fold_mask(m, std::vector<std::uint8_t>(50, 1)), Catch::Contains("not in normalise_matrix's form"));
+}

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "bslz4/error.hpp"
+#include "integrator_checks.hpp"
+#include "matrix_passes.hpp"
 
 namespace bslz4 {
 
@@ -149,28 +151,38 @@ IntegrationMatrix normalise_matrix(std::size_t bins, std::size_t pixels, std::ve
 IntegrationMatrix fold_mask(const IntegrationMatrix& m, ByteView mask) {
     if (mask.size != m.pixels)
         throw Error(ErrorCode::bad_argument, "mask has " + str(mask.size) + " pixels, the matrix " + str(m.pixels));
+    detail::check_matrix_form(m);  // walked by its row starts and pixel indices below
     IntegrationMatrix out;
     out.bins = m.bins;
     out.pixels = m.pixels;
     out.powder_scale = m.powder_scale;
     out.row_start.assign(m.bins + 1, 0);
-    // Counted first, so the arrays are sized once (an Eiger 4M matrix: 9 M entries).
-    std::size_t kept = 0;
-    for (std::size_t k = 0; k < m.pixel.size(); ++k) kept += mask.data[m.pixel[k]] != 0;
-    out.pixel.resize(kept);
-    out.weight.resize(kept);
-    if (m.fixed_point()) out.fixed_weight.resize(kept);
-    std::size_t at = 0;
-    for (std::size_t b = 0; b < m.bins; ++b) {
-        for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
-            if (!mask.data[m.pixel[k]]) continue;
-            out.pixel[at] = m.pixel[k];
-            out.weight[at] = m.weight[k];
-            if (m.fixed_point()) out.fixed_weight[at] = m.fixed_weight[k];
-            ++at;
+    // Counted first, so the arrays are sized once (an Eiger 4M matrix: 9 M entries); each range
+    // of bins is counted, then copied to where the ranges before it end, on a thread of its own.
+    const std::vector<detail::BinRange> ranges = detail::entry_balanced_ranges(m.row_start);
+    std::vector<std::size_t> kept(ranges.size() + 1, 0);
+    detail::run_parts(ranges.size(), [&](std::size_t p) {
+        std::size_t n = 0;
+        for (std::uint32_t k = m.row_start[ranges[p].first]; k < m.row_start[ranges[p].end]; ++k) n += mask.data[m.pixel[k]] != 0;
+        kept[p + 1] = n;
+    });
+    std::partial_sum(kept.begin(), kept.end(), kept.begin());
+    detail::size_for_overwrite(out.pixel, kept.back());
+    detail::size_for_overwrite(out.weight, kept.back());
+    if (m.fixed_point()) detail::size_for_overwrite(out.fixed_weight, kept.back());
+    detail::run_parts(ranges.size(), [&](std::size_t p) {
+        std::size_t at = kept[p];
+        for (std::size_t b = ranges[p].first; b < ranges[p].end; ++b) {
+            for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
+                if (!mask.data[m.pixel[k]]) continue;
+                out.pixel[at] = m.pixel[k];
+                out.weight[at] = m.weight[k];
+                if (m.fixed_point()) out.fixed_weight[at] = m.fixed_weight[k];
+                ++at;
+            }
+            out.row_start[b + 1] = static_cast<std::uint32_t>(at);
         }
-        out.row_start[b + 1] = static_cast<std::uint32_t>(at);
-    }
+    });
     return out;
 }
 

@@ -12,6 +12,11 @@ namespace bslz4::detail {
 
 void check_integrator(const IntegrationMatrix& matrix, std::size_t ni, std::size_t nj, PixelType type, Accumulator acc);
 
+// A hand-made IntegrationMatrix is walked by row_start and pixel: throws bad_matrix unless both
+// are in normalise_matrix's form (row_start non-decreasing from 0 to the entries, every pixel
+// index inside the frame, the weight arrays as long).
+void check_matrix_form(const IntegrationMatrix& matrix);
+
 // Whether pixels of `type` have int64 sums of pixel x fixed weight: integers of up to 32 bits
 // (floats have no integer sum; a 64-bit integer alone can pass int64).
 bool has_fixed_point_sums(PixelType type);

@@ -1,12 +1,16 @@
 #include "shared_matrices.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 #include "bslz4/cuda/device.hpp"
 #include "fixed_point.hpp"
+#include "matrix_passes.hpp"
 
 namespace bslz4::cuda {
 
@@ -65,44 +69,77 @@ std::shared_ptr<const DeviceMask> shared_mask(int device, ByteView mask) {
     });
 }
 
+// fnv1a of n bytes as the hashes of their 4 MB pieces, hashed on several threads (an Eiger 4M
+// matrix's arrays, 72 MB, took 22 ms on one, hashed by every object made with it), then hashed
+// in order: the same key on any number of threads.
+std::uint64_t pieces_hash(std::uint64_t h, const void* data, std::size_t n) {
+    constexpr std::size_t kPiece = std::size_t{4} << 20;
+    const std::size_t pieces = (n + kPiece - 1) / kPiece;
+    if (pieces <= 1) return fnv1a(h, data, n);
+    std::vector<std::uint64_t> piece(pieces);
+    const auto* bytes = static_cast<const std::uint8_t*>(data);
+    const std::size_t threads = std::min(pieces, bslz4::detail::entry_parts(n / 4));
+    bslz4::detail::run_parts(threads, [&](std::size_t t) {
+        for (std::size_t k = t; k < pieces; k += threads) piece[k] = fnv1a(kFnvSeed + k, bytes + k * kPiece, std::min(kPiece, n - k * kPiece));
+    });
+    return fnv1a(h, piece.data(), pieces * sizeof(std::uint64_t));
+}
+
 // The content key of a matrix: its arrays, shape and scale.
 std::uint64_t matrix_hash(const IntegrationMatrix& m) {
-    std::uint64_t h = fnv1a(kFnvSeed, m.row_start.data(), m.row_start.size() * 4);
-    h = fnv1a(h, m.pixel.data(), m.pixel.size() * 4);
-    h = fnv1a(h, m.weight.data(), m.weight.size() * 4);
-    h = fnv1a(h, m.fixed_weight.data(), m.fixed_weight.size() * 8);
+    std::uint64_t h = pieces_hash(kFnvSeed, m.row_start.data(), m.row_start.size() * 4);
+    h = pieces_hash(h, m.pixel.data(), m.pixel.size() * 4);
+    h = pieces_hash(h, m.weight.data(), m.weight.size() * 4);
+    h = pieces_hash(h, m.fixed_weight.data(), m.fixed_weight.size() * 8);
     const std::uint64_t shape[2] = {m.bins, m.pixels};
     h = fnv1a(h, shape, sizeof shape);
     return fnv1a(h, &m.powder_scale, sizeof m.powder_scale);
 }
 
-std::shared_ptr<const DeviceMatrix> upload_matrix(int device, const IntegrationMatrix& folded) {
-    auto m = std::make_shared<DeviceMatrix>(device);
-    m->bins = folded.bins;
-    m->nnz = folded.nnz();
-    upload(m->row_start, folded.row_start.data(), folded.row_start.size() * 4, "matrix row starts");
-    upload(m->pixel, folded.pixel.data(), folded.pixel.size() * 4, "matrix pixels");
-    if (folded.fixed_point())
-        upload(m->weight, folded.fixed_weight.data(), folded.fixed_weight.size() * 8, "matrix weights");
-    else
-        upload(m->weight, folded.weight.data(), folded.weight.size() * 4, "matrix weights");
-    return m;
+// The matrix's arrays to the device: its row starts and pixels, and `weights` (its float or
+// fixed-point weights, entry by entry).
+std::shared_ptr<const DeviceMatrix> upload_matrix(int device, const IntegrationMatrix& m, const void* weights,
+                                                  std::size_t weight_bytes) {
+    auto d = std::make_shared<DeviceMatrix>(device);
+    d->bins = m.bins;
+    d->nnz = m.nnz();
+    upload(d->row_start, m.row_start.data(), m.row_start.size() * 4, "matrix row starts");
+    upload(d->pixel, m.pixel.data(), m.pixel.size() * 4, "matrix pixels");
+    upload(d->weight, weights, weight_bytes, "matrix weights");
+    return d;
 }
 
 PreparedMatrix shared_prepared_matrix(int device, const IntegrationMatrix& m, ByteView mask, PixelType type,
                                       Accumulator acc) {
-    std::uint64_t h = fnv1a(matrix_hash(m), mask.data, mask.size);
+    std::uint64_t h = pieces_hash(matrix_hash(m), mask.data, mask.size);
     const std::uint32_t kinds[2] = {static_cast<std::uint32_t>(type), static_cast<std::uint32_t>(acc)};
     h = fnv1a(h, kinds, sizeof kinds);
     const Key key{device, 1, h, m.nnz()};
     // The cache's lock is held while the first object prepares it: the others wait for it
     // rather than do the same work beside it.
     return *find_or_make<PreparedMatrix>(key, [&] {
-        const IntegrationMatrix summed = bslz4::detail::summed_matrix(fold_mask(m, mask), type, acc);
+        // Folded only where the mask drops entries: a matrix made with the detector's mask, as
+        // pyFAI makes them, is summed as it is, without a copy of its 70 MB.
+        const bool fold = bslz4::detail::masks_entries(m, mask);
+        IntegrationMatrix folded = fold ? fold_mask(m, mask) : IntegrationMatrix{};
+        const IntegrationMatrix& summed = fold ? folded : m;
+        const bslz4::detail::ExactSumScale exact = bslz4::detail::exact_sum_scale(summed, type, acc);
         auto p = std::make_shared<PreparedMatrix>();
-        p->matrix = upload_matrix(device, summed);
-        p->fixed_sums = summed.fixed_point();
-        p->powder_scale = summed.fixed_point() ? summed.powder_scale : 1;
+        if (exact.fixed) {
+            // Only the fixed weights are made: the row starts and pixels go up from the matrix.
+            const std::vector<std::int64_t> fixed = bslz4::detail::fixed_weights(summed, exact.scale_log2);
+            p->matrix = upload_matrix(device, summed, fixed.data(), fixed.size() * 8);
+            p->fixed_sums = true;
+            p->powder_scale = std::ldexp(1.0, exact.scale_log2);
+        } else if (summed.fixed_point()) {  // acc i64: the caller's fixed-point matrix
+            p->matrix = upload_matrix(device, summed, summed.fixed_weight.data(), summed.fixed_weight.size() * 8);
+            p->fixed_sums = true;
+            p->powder_scale = summed.powder_scale;
+        } else {
+            p->matrix = upload_matrix(device, summed, summed.weight.data(), summed.weight.size() * 4);
+            p->fixed_sums = false;
+            p->powder_scale = 1;
+        }
         return p;
     });
 }
