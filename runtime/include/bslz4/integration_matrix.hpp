@@ -55,7 +55,9 @@ BSLZ4_API IntegrationMatrix normalise_matrix(const MatrixInput& input);
 BSLZ4_API IntegrationMatrix normalise_matrix(std::size_t bins, std::size_t pixels, std::vector<float> data, std::vector<std::uint32_t> indices,
                                    const std::vector<std::uint32_t>& indptr);
 
-// Drops the weights of pixels whose mask byte is 0 (mask: nonzero = use this pixel).
+// Drops the weights of pixels whose mask byte is 0 (mask: nonzero = use this pixel). A matrix
+// not in normalise_matrix's form (a hand-made one) is Error bad_matrix, a mask of another size
+// bad_argument.
 BSLZ4_API IntegrationMatrix fold_mask(const IntegrationMatrix& matrix, ByteView mask);
 
 // The fewest bits fixed_point_matrix lets the largest weight keep (see below).
