@@ -184,7 +184,7 @@ struct SequenceWord {
 // integrate: powder rows = matrix (CSR rows of pixel, weight) x interleaved frames.
 #define BSLZ4_INTEGRATE_ARGS(F, N, T, W, O) \
     F(const T*, interleaved) N(uint64_t, pixels) N(uint32_t, n_frames) N(const uint32_t*, row_start) \
-    N(const uint32_t*, pixel) N(const W*, weight) N(uint32_t, bins) N(uint32_t, warps_per_row) N(O*, powder) \
+    N(const uint32_t*, pixel) N(const W*, weight) N(uint32_t, bins) N(O*, powder) \
     N(double, sum_to_f64)
 // peak labels, a thread a listed pixel of the batch's frames (first: each frame's first pixel).
 #define BSLZ4_PEAKS_IDENTITY_ARGS(F, N, ...) F(const uint64_t*, first) N(uint32_t*, link)

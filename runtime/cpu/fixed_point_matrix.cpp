@@ -219,10 +219,9 @@ std::vector<std::int64_t> fixed_weights(const IntegrationMatrix& m, int scale_lo
     std::vector<std::int64_t> fixed;
     size_for_overwrite(fixed, m.weight.size());
     const double power = power_of_two(scale_log2);
-    over_entries(m, 0, [&](std::size_t first, std::size_t end) {
+    over_entry_ranges(m.weight.size(), [&](std::size_t, std::size_t first, std::size_t end) {
         for (std::size_t k = first; k < end; ++k) fixed[k] = std::llround(scaled(m.weight[k], power));
-        return 0;
-    }, [](int, int) { return 0; });
+    });
     return fixed;
 }
 

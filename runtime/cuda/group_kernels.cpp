@@ -109,7 +109,9 @@ void GroupKernels::add_matrix(const Module& module) {
     interleave_ = {module, "bslz4_interleave_" + tn};
     // f64 of fixed-point sums has kernels of its own (int64 sums, each rounded once to double).
     const bool f64_of_fixed = powders_.fixed_sums && powders_.acc == Accumulator::f64;
-    integrate_ = {module, "bslz4_integrate_" + tn + "_" + accumulator_name(powders_.acc) + (f64_of_fixed ? "_fixed" : "")};
+    // Each row shape is a kernel of its own (integrate.cu).
+    const char* shape = integrate_warps_per_row(*powders_.matrix) == 1 ? "_warp" : "_block";
+    integrate_ = {module, "bslz4_integrate_" + tn + "_" + accumulator_name(powders_.acc) + (f64_of_fixed ? "_fixed" : "") + shape};
 }
 
 void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, const abi::Cut& c, bool gpu_unblock,
@@ -228,10 +230,9 @@ void GroupKernels::queue_powder(GroupSlot& s, std::uint32_t first_frame, std::ui
     a.pixel = m.pixel.as<const std::uint32_t>();
     a.weight = m.weight.as<const void>();
     a.bins = static_cast<std::uint32_t>(powders_.bins);
-    a.warps_per_row = integrate_warps_per_row(m);
     a.powder = s.powder.as<std::uint8_t>() + std::size_t{first_frame} * powders_.row_bytes();
     a.sum_to_f64 = powders_.sum_to_f64;
-    const auto rows_per_block = kIntegrateWarps / a.warps_per_row;
+    const auto rows_per_block = kIntegrateWarps / integrate_warps_per_row(m);
     launch(integrate_, {static_cast<unsigned>((powders_.bins + rows_per_block - 1) / rows_per_block), 1, kIntegrateThreads, 0}, st,
            a);
 }
