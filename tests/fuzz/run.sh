@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of tests/fuzz (clang, ASan + UBSan) and runs each in turn for
-# SECONDS_PER_TARGET from a seed corpus, printing one line per target (TARGET: chunk_layout,
-# decode_chunk, chunk2sparse, integration, scan_reader):
+# Builds the libFuzzer targets of tests/fuzz (clang, ASan + UBSan) and runs each for
+# SECONDS_PER_TARGET from a seed corpus, as many side by side as there are cores, printing one
+# line per target in their order (TARGET: chunk_layout, decode_chunk, chunk2sparse, integration,
+# scan_reader):
 #   fuzz TARGET: ok (N execs, cov C)     or     fuzz TARGET: FAILED (...)
 # and exits nonzero when any failed (a crash, a sanitizer report, a wrong answer, a leak, an
 # allocation over the malloc limit, a hang).
@@ -55,8 +56,9 @@ else
     seed_data=$root/tests/data
 fi
 
-failed=0
-for target in $targets; do
+# fuzz_one TARGET: fuzzes one target, printing its line; nonzero when it failed.
+fuzz_one() {
+    local target=$1 name short bin dir corpus max_len rc execs cov input reason
     name=$(basename "$target")
     short=${name#fuzz_}
     bin=$build/$target
@@ -66,8 +68,7 @@ for target in $targets; do
     rm -f "$dir"/crash-* "$dir"/leak-* "$dir"/oom-* "$dir"/timeout-* "$dir"/slow-unit-*
     if ! BSLZ4_FUZZ_SEED_DATA=$seed_data BSLZ4_FUZZ_WRITE_SEEDS=$corpus "$bin" > "$dir/seeds.log" 2>&1; then
         echo "fuzz $short: FAILED (writing its seeds: see $dir/seeds.log)"
-        failed=1
-        continue
+        return 1
     fi
     # Hand-made seeds, and every finding so far (so a fixed defect stays fixed).
     cp "$root/tests/fuzz/seeds/$short"/* "$root/tests/fuzz/findings/$short"-* "$corpus"/ 2>/dev/null
@@ -83,14 +84,40 @@ for target in $targets; do
     cov=$(grep -o 'cov: [0-9]*' "$dir/log" | tail -1 | cut -d' ' -f2)
     if [ $rc -eq 0 ]; then
         echo "fuzz $short: ok (${execs:-?} execs, cov ${cov:-?})"
-        continue
+        return 0
     fi
-    failed=1
     input=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$dir/log" | tail -1)
     reason=$(grep -m1 -E "fuzz check failed|runtime error|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)" "$dir/log" |
              sed 's/^==[0-9]*== *//; s/^==== //')
     echo "fuzz $short: FAILED (${reason:-exit $rc}; input ${input:-none}; log $dir/log)"
     grep -m1 -A14 -E "fuzz check failed|runtime error|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)" "$dir/log" |
         grep -E "^ *#[0-9]+ .* in (bslz4|LLVMFuzzer|\(anonymous)" | head -8 | sed 's/^/    /'
+    return 1
+}
+
+# The targets side by side, as many at once as there are cores (each fuzzes on one thread, so
+# each still gets its SECONDS_PER_TARGET of a whole core), their lines printed in target order.
+jobs=$(nproc 2>/dev/null || echo 1)
+results=$build/fuzz/results
+rm -rf "$results"
+mkdir -p "$results"
+running=0
+for target in $targets; do
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+    short=$(basename "$target")
+    short=${short#fuzz_}
+    ( fuzz_one "$target" > "$results/$short.out" 2>&1; echo $? > "$results/$short.rc" ) &
+    running=$((running + 1))
+done
+wait
+failed=0
+for target in $targets; do
+    short=$(basename "$target")
+    short=${short#fuzz_}
+    cat "$results/$short.out" 2>/dev/null
+    [ "$(cat "$results/$short.rc" 2>/dev/null)" = 0 ] || failed=1
 done
 exit $failed
