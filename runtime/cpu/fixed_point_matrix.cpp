@@ -20,29 +20,38 @@ namespace bslz4 {
 
 namespace {
 
-// result(p) for each part p < parts on a thread of its own (matrix_passes.hpp), folded by
-// `join` in part order.
-template <class R, class F, class J>
-R joined_parts(std::size_t parts, R init, F result, J join) {
-    std::vector<R> part(parts, init);
-    detail::run_parts(parts, [&](std::size_t p) { part[p] = result(p); });
+// A part's result, in a struct of its own: parts write theirs on their own threads, and a
+// std::vector<bool> would pack neighbouring parts' results into one word.
+template <class R>
+struct PartResult {
+    R value;
+};
+
+// The parts' results folded by `join` in part order.
+template <class R, class J>
+R joined(const std::vector<PartResult<R>>& parts, R init, J join) {
     R out = init;
-    for (const R& r : part) out = join(out, r);
+    for (const PartResult<R>& r : parts) out = join(out, r.value);
     return out;
 }
 
-// f(first, end) over ranges [first, end) that split the weights, as joined_parts.
+// f(first, end) over the ranges of weights over_entry_ranges (matrix_passes.hpp) splits them
+// into, a thread each, joined.
 template <class R, class F, class J>
 R over_entries(const IntegrationMatrix& m, R init, F f, J join) {
-    const std::size_t n = m.weight.size(), parts = detail::entry_parts(n);
-    return joined_parts(parts, init, [&](std::size_t p) { return f(n * p / parts, n * (p + 1) / parts); }, join);
+    const std::size_t n = m.weight.size();
+    std::vector<PartResult<R>> part(detail::entry_parts(n), PartResult<R>{init});
+    detail::over_entry_ranges(n, [&](std::size_t p, std::size_t first, std::size_t end) { part[p].value = f(first, end); });
+    return joined(part, init, join);
 }
 
-// g(first, end) over ranges [first, end) of whole bins, as joined_parts.
+// g(first, end) over ranges [first, end) of whole bins, a thread each, joined.
 template <class R, class G, class J>
 R over_bins(const IntegrationMatrix& m, R init, G g, J join) {
     const std::vector<detail::BinRange> ranges = detail::entry_balanced_ranges(m.row_start);
-    return joined_parts(ranges.size(), init, [&](std::size_t p) { return g(ranges[p].first, ranges[p].end); }, join);
+    std::vector<PartResult<R>> part(ranges.size(), PartResult<R>{init});
+    detail::run_parts(ranges.size(), [&](std::size_t p) { part[p].value = g(ranges[p].first, ranges[p].end); });
+    return joined(part, init, join);
 }
 
 // Below 2^-160 every float weight (the least is 2^-149) rounds to 0, which always fits.

@@ -110,7 +110,9 @@ void GroupKernels::add_matrix(const Module& module) {
     // f64 of fixed-point sums has kernels of its own (int64 sums, each rounded once to double).
     const bool f64_of_fixed = powders_.fixed_sums && powders_.acc == Accumulator::f64;
     // Each row shape is a kernel of its own (integrate.cu).
-    const char* shape = integrate_warps_per_row(*powders_.matrix) == 1 ? "_warp" : "_block";
+    const unsigned warps_per_row = integrate_warps_per_row(*powders_.matrix);
+    integrate_rows_per_block_ = kIntegrateWarps / warps_per_row;
+    const char* shape = warps_per_row == 1 ? "_warp" : "_block";
     integrate_ = {module, "bslz4_integrate_" + tn + "_" + accumulator_name(powders_.acc) + (f64_of_fixed ? "_fixed" : "") + shape};
 }
 
@@ -232,7 +234,7 @@ void GroupKernels::queue_powder(GroupSlot& s, std::uint32_t first_frame, std::ui
     a.bins = static_cast<std::uint32_t>(powders_.bins);
     a.powder = s.powder.as<std::uint8_t>() + std::size_t{first_frame} * powders_.row_bytes();
     a.sum_to_f64 = powders_.sum_to_f64;
-    const auto rows_per_block = kIntegrateWarps / integrate_warps_per_row(m);
+    const auto rows_per_block = integrate_rows_per_block_;
     launch(integrate_, {static_cast<unsigned>((powders_.bins + rows_per_block - 1) / rows_per_block), 1, kIntegrateThreads, 0}, st,
            a);
 }

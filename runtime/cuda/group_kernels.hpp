@@ -66,6 +66,7 @@ private:
     Kernel<abi::GatherArgs> gather_;
     Kernel<abi::InterleaveArgs> interleave_;  // with a matrix (add_matrix)
     Kernel<abi::IntegrateArgs> integrate_;
+    unsigned integrate_rows_per_block_ = 1;  // integrate_'s shape, picked for the matrix
     unsigned warps_per_decode_ = 1;
     std::size_t decode_resident_ = 1;  // decode blocks the device holds at once
     bslz4::detail::TopPixelsRule top_;
