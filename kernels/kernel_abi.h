@@ -3,6 +3,13 @@
 #pragma once
 #include <stdint.h>
 
+// Functions both sides compute the same way.
+#ifdef __CUDACC__
+#define BSLZ4_ABI_FUNCTION __host__ __device__ constexpr
+#else
+#define BSLZ4_ABI_FUNCTION constexpr
+#endif
+
 namespace bslz4_abi {
 
 // The GPU decodes bitshuffle's default 8 kB blocks: one block is one warp's work, held in
@@ -22,14 +29,24 @@ constexpr unsigned kUnblockThreads = 256;  // unblock: one block a frame, loadin
 constexpr unsigned kParseThreads = 128;  // lz4_parse: one thread a block
 constexpr unsigned kParseWarps = 4;      // lz4_parse_warp: one warp a block
 constexpr unsigned kGatherThreads = 256;  // gather: one block a chunk
-// integrate sums 16 frames a pass, from a copy of the batch with each pass's 16 frames side
-// by side (interleave.cu).
-constexpr unsigned kFramesPerPass = 16;
-constexpr unsigned kInterleaveThreads = 256;
-// integrate: blocks of kIntegrateThreads, a warp a matrix row (kIntegrateWarps rows a block) or
-// the whole block a row; the host picks which by the matrix (group_kernels.cpp).
-constexpr unsigned kIntegrateThreads = 128;
-constexpr unsigned kIntegrateWarps = kIntegrateThreads / 32;
+// integrate_tiles: a block of kTileThreads a tile of kTileSide x kTileSide pixels of the
+// frame (the host's tile_matrix.hpp says how the matrix is regrouped for it), with up to
+// kTileStagedEntries of the tile's matrix entries in its shared memory; reduce_tiles: blocks of
+// kReduceWarps warps, a bin a warp and 32 frames a block. A launch of integrate_tiles sums at
+// most kTileLaunchFrames frames when the matrix's bins are scattered (group_kernels.cpp).
+constexpr unsigned kTileSide = 32;
+constexpr unsigned kTilePixels = kTileSide * kTileSide;
+constexpr unsigned kTileThreads = 256;
+constexpr unsigned kTileStagedEntries = 2560;
+constexpr unsigned kReduceWarps = 8;
+constexpr unsigned kTileLaunchFrames = 16;
+// integrate_tiles' shared memory: a pass of frames (32 kB of pixels: 16 frames, 8 of 4-byte
+// pixels), each frame's tile padded by 8 bytes, then the staged entries' weights and pixels.
+BSLZ4_ABI_FUNCTION unsigned tile_pass_frames(unsigned pixel_bytes) { return pixel_bytes == 4 ? 8 : 16; }
+BSLZ4_ABI_FUNCTION unsigned tile_row_stride(unsigned pixel_bytes) { return kTilePixels + 8 / pixel_bytes; }
+BSLZ4_ABI_FUNCTION unsigned tile_shared_bytes(unsigned pixel_bytes, unsigned weight_bytes) {
+    return tile_pass_frames(pixel_bytes) * tile_row_stride(pixel_bytes) * pixel_bytes + kTileStagedEntries * (weight_bytes + 2);
+}
 // The decode kernel lists up to this many pixels of a tile itself, into the tile's staging
 // slots (tile_staging.cuh); the write kernel then only copies them.
 constexpr unsigned kStagedPerTile = 64;
@@ -178,14 +195,16 @@ struct SequenceWord {
     F(bslz4_abi::TopPixels, top) N(uint32_t, first_frame) N(uint32_t, n_tiles) N(const uint32_t*, level_count) \
     N(const uint32_t*, status) N(uint64_t*, npixels) N(uint32_t*, tile_offset) N(int32_t*, frame_level) \
     N(uint64_t*, nabove)
-// interleave: kFramesPerPass dense frames side by side, pixel by pixel.
-#define BSLZ4_INTERLEAVE_ARGS(F, N, T) \
-    F(const T*, dense) N(uint64_t, dense_stride) N(uint32_t, n_frames) N(uint64_t, pixels) N(T*, out)
-// integrate: powder rows = matrix (CSR rows of pixel, weight) x interleaved frames.
-#define BSLZ4_INTEGRATE_ARGS(F, N, T, W, O) \
-    F(const T*, interleaved) N(uint64_t, pixels) N(uint32_t, n_frames) N(const uint32_t*, row_start) \
-    N(const uint32_t*, pixel) N(const W*, weight) N(uint32_t, bins) N(O*, powder) \
-    N(double, sum_to_f64)
+// integrate_tiles: each slot's (a tile's bin's) sums of the batch's frames, into
+// partial[slot * n_frames + frame]; W the weights (float or int64), A the sums.
+#define BSLZ4_INTEGRATE_TILES_ARGS(F, N, T, W, A) \
+    F(const T*, dense) N(uint64_t, dense_stride) N(uint32_t, rows) N(uint32_t, cols) N(uint32_t, tiles_x) \
+    N(uint32_t, n_frames) N(const uint32_t*, tile_slot_first) N(const uint32_t*, slot_entry_first) \
+    N(const uint16_t*, entry_pixel) N(const W*, entry_weight) N(A*, partial)
+// reduce_tiles: powder[frame * bins + bin] = the sum of the bin's slots, in tile order.
+#define BSLZ4_REDUCE_TILES_ARGS(F, N, A, O) \
+    F(const A*, partial) N(uint32_t, n_frames) N(const uint32_t*, bin_slot_first) N(const uint32_t*, bin_slot) \
+    N(uint32_t, bins) N(O*, powder) N(double, sum_to_f64)
 // peak labels, a thread a listed pixel of the batch's frames (first: each frame's first pixel).
 #define BSLZ4_PEAKS_IDENTITY_ARGS(F, N, ...) F(const uint64_t*, first) N(uint32_t*, link)
 #define BSLZ4_PEAKS_SMOOTH_ARGS(F, N, ...) \
@@ -214,14 +233,15 @@ struct SequenceWord {
     X(ParseArgs, BSLZ4_PARSE_ARGS) X(DecodeArgs, BSLZ4_DECODE_ARGS)             \
     X(ScanTilesArgs, BSLZ4_SCAN_TILES_ARGS) X(FrameOffsetsArgs, BSLZ4_FRAME_OFFSETS_ARGS) \
     X(WriteArgs, BSLZ4_WRITE_ARGS) X(TopLevelsArgs, BSLZ4_TOP_LEVELS_ARGS)      \
-    X(TopChooseArgs, BSLZ4_TOP_CHOOSE_ARGS) X(InterleaveArgs, BSLZ4_INTERLEAVE_ARGS) \
+    X(TopChooseArgs, BSLZ4_TOP_CHOOSE_ARGS) \
     X(PeaksIdentityArgs, BSLZ4_PEAKS_IDENTITY_ARGS) X(PeaksSmoothArgs, BSLZ4_PEAKS_SMOOTH_ARGS) \
     X(PeaksUphillArgs, BSLZ4_PEAKS_UPHILL_ARGS) X(PeaksJoinArgs, BSLZ4_PEAKS_JOIN_ARGS) \
     X(PeaksRootsArgs, BSLZ4_PEAKS_ROOTS_ARGS) X(PeaksNumberArgs, BSLZ4_PEAKS_NUMBER_ARGS) \
     X(PeaksFirstArgs, BSLZ4_PEAKS_FIRST_ARGS) X(PeaksMeasureArgs, BSLZ4_PEAKS_MEASURE_ARGS)
 #define BSLZ4_DECLARE_ARGS(Name, list) BSLZ4_ARGS_STRUCT(Name, list, void)
 BSLZ4_KERNEL_ARGS(BSLZ4_DECLARE_ARGS)
-BSLZ4_ARGS_STRUCT(IntegrateArgs, BSLZ4_INTEGRATE_ARGS, void, void, void)
+BSLZ4_ARGS_STRUCT(IntegrateTilesArgs, BSLZ4_INTEGRATE_TILES_ARGS, void, void, void)
+BSLZ4_ARGS_STRUCT(ReduceTilesArgs, BSLZ4_REDUCE_TILES_ARGS, void, void)
 #undef BSLZ4_DECLARE_ARGS
 
 }  // namespace bslz4_abi

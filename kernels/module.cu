@@ -7,6 +7,5 @@
 #include "decode.cu"
 #include "collect.cu"
 #include "top_pixels.cu"
-#include "interleave.cu"
-#include "integrate.cu"
+#include "integrate_tiles.cu"
 #include "peak_labels.cu"

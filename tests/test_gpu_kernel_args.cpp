@@ -57,12 +57,12 @@ std::vector<std::string> per_type(const std::string& family) {
     return names;
 }
 
-std::vector<std::string> integrate_kernels() {
+// integrate_tiles: f32 and f64 sums of float weights, i64 of fixed-point ones (integer pixels).
+std::vector<std::string> integrate_tiles_kernels() {
     std::vector<std::string> names;
     for (const std::string& t : kPixelTypes)
-        for (const char* acc : {"f32", "f64", "i64", "f64_fixed"})
-            if (t != "f32" || std::string(acc) == "f32" || std::string(acc) == "f64")
-                for (const char* shape : {"_warp", "_block"}) names.push_back("bslz4_integrate_" + t + "_" + acc + shape);
+        for (const char* sums : {"f32", "f64", "i64"})
+            if (t != "f32" || std::string(sums) != "i64") names.push_back("bslz4_integrate_tiles_" + t + "_" + sums);
     return names;
 }
 
@@ -98,8 +98,9 @@ TEST_CASE("every kernel in the fatbin takes its argument struct's fields where t
     n += load_all<abi::WriteArgs>(k.module, per_type("bslz4_write_"));
     n += load_all<abi::TopLevelsArgs>(k.module, per_type("bslz4_top_levels_"));
     n += load_all<abi::TopChooseArgs>(k.module, {"bslz4_top_choose"});
-    n += load_all<abi::InterleaveArgs>(k.module, per_type("bslz4_interleave_"));
-    n += load_all<abi::IntegrateArgs>(k.module, integrate_kernels());
+    n += load_all<abi::IntegrateTilesArgs>(k.module, integrate_tiles_kernels());
+    n += load_all<abi::ReduceTilesArgs>(k.module, {"bslz4_reduce_tiles_f32", "bslz4_reduce_tiles_f64", "bslz4_reduce_tiles_i64",
+                                                   "bslz4_reduce_tiles_f64_fixed"});
     n += load_all<abi::PeaksIdentityArgs>(k.module, {"bslz4_peaks_identity"});
     n += load_all<abi::PeaksSmoothArgs>(k.module, {"bslz4_peaks_smooth"});
     n += load_all<abi::PeaksUphillArgs>(k.module, {"bslz4_peaks_uphill"});
@@ -108,7 +109,7 @@ TEST_CASE("every kernel in the fatbin takes its argument struct's fields where t
     n += load_all<abi::PeaksNumberArgs>(k.module, {"bslz4_peaks_number"});
     n += load_all<abi::PeaksFirstArgs>(k.module, {"bslz4_peaks_first"});
     n += load_all<abi::PeaksMeasureArgs>(k.module, {"bslz4_peaks_measure"});
-    CHECK(n == 95);  // every kernel module.cu defines
+    CHECK(n == 60);  // every kernel module.cu defines
 }
 
 TEST_CASE("a kernel loaded with another kernel's argument struct is refused, naming the kernel and the difference",

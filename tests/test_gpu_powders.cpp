@@ -66,10 +66,14 @@ void require_close(const Powder& gpu, const Powder& cpu) {
 
 TEST_CASE("GPU powders equal the CPU's for every type, acc and mask; random matrices; 1 and 300 frames", "[gpu][integrate]") {
     // 70 x 90: a full block, then a last block of 2,200 u16 pixels (not 32 a lane) and a tail;
-    // 100 x 97: full blocks, a short last block of whole 32-pixel words and a tail, every type.
-    for (const auto& [ni, nj] : {std::pair<std::size_t, std::size_t>{70, 90}, {100, 97}}) {
+    // 100 x 97: full blocks, a short last block of whole 32-pixel words and a tail, every type;
+    // 33 x 136: rows of 8-byte multiples, which integrate_tiles loads 8 bytes at a time (the
+    // others a pixel at a time), in tiles cut short both ways.
+    for (const auto& [ni, nj] : {std::pair<std::size_t, std::size_t>{70, 90}, {100, 97}, {33, 136}}) {
         const std::size_t n = ni * nj;
-        for (std::size_t bins : {1u, 9u, 501u}) {  // a block a row (1, 9), a warp a row (501: a part block)
+        // random matrices: their bins' pixels are scattered, so a tile holds a slot for nearly
+        // every entry, and a batch's partial sums are made 16 frames a launch
+        for (std::size_t bins : {1u, 9u, 501u}) {
             const IntegrationMatrix m = normalise_matrix(test::random_csr(bins, n, 2.0, static_cast<std::uint32_t>(bins)).input());
             // The u32 scale is the smallest: it serves every type acc i64 takes.
             const IntegrationMatrix x = fixed_point_matrix(m, PixelType::u32);

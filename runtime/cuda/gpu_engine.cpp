@@ -79,7 +79,7 @@ GpuEngine::GroupSizes choose_sizes(const Chunk2SparseOptions& o, const DeviceInf
         const std::size_t in_l2 = info.l2_bytes * 3 / 4 / frame_bytes;
         batch = in_l2 >= kMinL2Batch ? static_cast<unsigned>(std::min<std::size_t>(in_l2, kMaxBatch)) : kMaxBatch;
     }
-    // A batch takes its dense frames, their interleaved copy (with a matrix) and, from
+    // A batch takes its dense frames, their partial sums by tile (with a matrix) and, from
     // incompressible chunks, 8/3 bytes of LZ4 sequences a chunk byte: under 5 frames' bytes
     // a frame. A group takes its chunks and its lists: 2 frames' bytes a frame.
     batch = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>({batch, kMaxBatch, budget / (5 * frame_bytes)})));
@@ -128,7 +128,7 @@ void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
     ScopedContext scope(ctx_);
     // The same choice of sums as the CPU's, so the powders agree (bit for bit where int64).
     const PreparedMatrix prepared = shared_prepared_matrix(ctx_.ordinal(), m, ByteView(mask_host_.data(), mask_host_.size()),
-                                                           format_.type, a);
+                                                           format_.type, a, format_.ni, format_.nj);
     powder_spec_.matrix = prepared.matrix;
     powder_spec_.acc = a;
     powder_spec_.bins = m.bins;
@@ -136,8 +136,7 @@ void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
     powder_spec_.fixed_sums = prepared.fixed_sums;
     powder_spec_.sum_to_f64 = prepared.fixed_sums && a == Accumulator::f64 ? 1 / prepared.powder_scale : 1;
     kernels_.add_matrix(*module_);
-    const std::size_t passes = (sizes_.batch + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
-    for (GroupSlot& s : slots_) s.add_powders(passes * abi::kFramesPerPass * format_.npix * format_.bpp);
+    for (GroupSlot& s : slots_) s.add_powders(kernels_.partial_bytes());
 }
 
 void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in, std::size_t first, std::size_t count,

@@ -17,18 +17,6 @@ namespace {
 // multi of dense frames, a call: 4 frames 478 against 510 us, 8 the same, 16 1,478 against 1,347).
 constexpr std::uint32_t kWarpParseFrames = 4;
 
-// integrate.cu's shapes: a block of 4 warps a row when its 128 threads get at least this many
-// weights each on average, else a warp a row. H200, u16, a batch of 64 frames: a 1D powder of
-// 2,000 bins (4,471 weights a row) a block a row; 1,500 x 72 bins (83 a row) ran 1.47 ms a
-// launch a block a row, where the block spent its time in the reduction.
-constexpr std::size_t kWeightsPerThreadForBlockRows = 8;
-using bslz4_abi::kIntegrateThreads;
-using bslz4_abi::kIntegrateWarps;
-
-unsigned integrate_warps_per_row(const DeviceMatrix& m) {
-    return m.bins && m.nnz / m.bins >= kWeightsPerThreadForBlockRows * kIntegrateThreads ? kIntegrateWarps : 1;
-}
-
 // The decode's blocks: each warp needs kSharedPerWarp bytes of shared memory, so the warps a
 // multiprocessor holds depend on how that memory divides into blocks (a block also costs the
 // reserved bytes). The most warps wins; among equals, the smaller block.
@@ -106,14 +94,24 @@ abi::TopPixels GroupKernels::top_pixels_for(double cut) const {
 
 void GroupKernels::add_matrix(const Module& module) {
     const std::string tn = pixel_type_name(format_.type);
-    interleave_ = {module, "bslz4_interleave_" + tn};
-    // f64 of fixed-point sums has kernels of its own (int64 sums, each rounded once to double).
+    // Fixed-point weights are summed in int64 (acc i64, and f64 of exact fixed-point sums, whose
+    // reduce rounds each sum once to double).
     const bool f64_of_fixed = powders_.fixed_sums && powders_.acc == Accumulator::f64;
-    // Each row shape is a kernel of its own (integrate.cu).
-    const unsigned warps_per_row = integrate_warps_per_row(*powders_.matrix);
-    integrate_rows_per_block_ = kIntegrateWarps / warps_per_row;
-    const char* shape = warps_per_row == 1 ? "_warp" : "_block";
-    integrate_ = {module, "bslz4_integrate_" + tn + "_" + accumulator_name(powders_.acc) + (f64_of_fixed ? "_fixed" : "") + shape};
+    const std::string sums = powders_.fixed_sums ? "i64" : accumulator_name(powders_.acc);
+    integrate_tiles_ = {module, "bslz4_integrate_tiles_" + tn + "_" + sums};
+    reduce_tiles_ = {module, std::string("bslz4_reduce_tiles_") + accumulator_name(powders_.acc) + (f64_of_fixed ? "_fixed" : "")};
+    const std::size_t sum_bytes = powders_.fixed_sums ? 8 : accumulator_size(powders_.acc);
+    tile_shared_bytes_ = abi::tile_shared_bytes(static_cast<unsigned>(format_.bpp), powders_.fixed_sums ? 8u : 4u);
+    check(driver().cuFuncSetAttribute(integrate_tiles_.get(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      static_cast<int>(tile_shared_bytes_)),
+          "cuFuncSetAttribute(bslz4_integrate_tiles, shared memory)");
+    // A batch's partial sums take at most the bytes of its frames (a matrix as pyFAI makes them,
+    // 2,000 radial bins: 244,000 slots, 125 MB for 64 frames against 572 MB of u16 frames), or
+    // those of kTileLaunchFrames frames where a matrix's bins are scattered over the frame,
+    // summed that many frames a launch.
+    partial_per_frame_ = std::max<std::size_t>(1, powders_.matrix->slots) * sum_bytes;
+    const std::size_t fit = std::size_t{batch_} * format_.frame_bytes() / partial_per_frame_ / abi::kTileLaunchFrames * abi::kTileLaunchFrames;
+    tile_frames_ = static_cast<std::uint32_t>(std::min<std::size_t>(batch_, std::max<std::size_t>(abi::kTileLaunchFrames, fit)));
 }
 
 void GroupKernels::queue(GroupSlot& s, std::size_t first, std::size_t count, const abi::Cut& c, bool gpu_unblock,
@@ -213,30 +211,33 @@ void GroupKernels::queue_decode(GroupSlot& s, std::uint32_t span_first, std::uin
 void GroupKernels::queue_powder(GroupSlot& s, std::uint32_t first_frame, std::uint32_t frames) const {
     const DeviceMatrix& m = *powders_.matrix;
     const CUstream st = s.stream.get();
-    abi::InterleaveArgs in{};
-    in.dense = s.dense.as<const void>();
-    in.dense_stride = format_.geometry.dense_stride;
-    in.n_frames = frames;
-    in.pixels = format_.npix;
-    in.out = s.interleaved.as<void>();
-    const std::uint32_t passes = (frames + abi::kFramesPerPass - 1) / abi::kFramesPerPass;
-    launch(interleave_,
-           {static_cast<unsigned>((format_.npix + abi::kInterleaveThreads - 1) / abi::kInterleaveThreads), passes,
-            abi::kInterleaveThreads, 0},
-           st, in);
-    abi::IntegrateArgs a{};
-    a.interleaved = s.interleaved.as<const void>();
-    a.pixels = format_.npix;
-    a.n_frames = frames;
-    a.row_start = m.row_start.as<const std::uint32_t>();
-    a.pixel = m.pixel.as<const std::uint32_t>();
-    a.weight = m.weight.as<const void>();
-    a.bins = static_cast<std::uint32_t>(powders_.bins);
-    a.powder = s.powder.as<std::uint8_t>() + std::size_t{first_frame} * powders_.row_bytes();
-    a.sum_to_f64 = powders_.sum_to_f64;
-    const auto rows_per_block = integrate_rows_per_block_;
-    launch(integrate_, {static_cast<unsigned>((powders_.bins + rows_per_block - 1) / rows_per_block), 1, kIntegrateThreads, 0}, st,
-           a);
+    for (std::uint32_t c = 0; c < frames; c += tile_frames_) {
+        const std::uint32_t n = std::min(tile_frames_, frames - c);
+        abi::IntegrateTilesArgs t{};
+        t.dense = s.dense.as<std::uint8_t>() + std::size_t{c} * format_.geometry.dense_stride * format_.bpp;
+        t.dense_stride = format_.geometry.dense_stride;
+        t.rows = static_cast<std::uint32_t>(format_.ni);
+        t.cols = static_cast<std::uint32_t>(format_.nj);
+        t.tiles_x = static_cast<std::uint32_t>(m.tiles_x);
+        t.n_frames = n;
+        t.tile_slot_first = m.tile_slot_first.as<const std::uint32_t>();
+        t.slot_entry_first = m.slot_entry_first.as<const std::uint32_t>();
+        t.entry_pixel = m.entry_pixel.as<const std::uint16_t>();
+        t.entry_weight = m.entry_weight.as<const void>();
+        t.partial = s.partial.as<void>();
+        launch(integrate_tiles_, {static_cast<unsigned>(m.tiles), 1, abi::kTileThreads, tile_shared_bytes_}, st, t);
+        abi::ReduceTilesArgs r{};
+        r.partial = s.partial.as<const void>();
+        r.n_frames = n;
+        r.bin_slot_first = m.bin_slot_first.as<const std::uint32_t>();
+        r.bin_slot = m.bin_slot.as<const std::uint32_t>();
+        r.bins = static_cast<std::uint32_t>(powders_.bins);
+        r.powder = s.powder.as<std::uint8_t>() + std::size_t{first_frame + c} * powders_.row_bytes();
+        r.sum_to_f64 = powders_.sum_to_f64;
+        launch(reduce_tiles_,
+               {static_cast<unsigned>((powders_.bins + abi::kReduceWarps - 1) / abi::kReduceWarps), (n + 31) / 32, abi::kReduceWarps * 32, 0},
+               st, r);
+    }
 }
 
 void GroupKernels::queue_lists(GroupSlot& s, std::uint32_t first_frame, std::uint32_t frames, const abi::Cut& c,

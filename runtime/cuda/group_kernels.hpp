@@ -25,8 +25,10 @@ public:
     // read at each launch (an engine becomes an integrator after it is made).
     GroupKernels(const PrimaryContext& ctx, const Module& module, const DeviceInfo& info, const FrameFormat& format, unsigned batch,
                  std::shared_ptr<const DeviceMask> mask, const PowderSpec& powders);
-    // The interleave and integrate kernels for the matrix's accumulator (the context current).
+    // The powder's kernels for the matrix's accumulator (the context current).
     void add_matrix(const Module& module);
+    // The bytes of a slot's partial sums for add_matrix's matrix (integrate_tiles).
+    std::size_t partial_bytes() const { return std::size_t{tile_frames_} * partial_per_frame_; }
 
     // Top pixels from the next queue on: the rule kept for the cut of each call.
     void set_top_pixels(const bslz4::detail::TopPixelsRule& rule) { top_ = rule; }
@@ -64,9 +66,11 @@ private:
     Kernel<abi::TopLevelsArgs> top_levels_;
     Kernel<abi::TopChooseArgs> top_choose_;
     Kernel<abi::GatherArgs> gather_;
-    Kernel<abi::InterleaveArgs> interleave_;  // with a matrix (add_matrix)
-    Kernel<abi::IntegrateArgs> integrate_;
-    unsigned integrate_rows_per_block_ = 1;  // integrate_'s shape, picked for the matrix
+    Kernel<abi::IntegrateTilesArgs> integrate_tiles_;  // with a matrix (add_matrix)
+    Kernel<abi::ReduceTilesArgs> reduce_tiles_;
+    unsigned tile_shared_bytes_ = 0;
+    std::uint32_t tile_frames_ = 0;        // frames a launch of integrate_tiles sums
+    std::size_t partial_per_frame_ = 0;    // bytes of partial sums a frame: a sum a slot
     unsigned warps_per_decode_ = 1;
     std::size_t decode_resident_ = 1;  // decode blocks the device holds at once
     bslz4::detail::TopPixelsRule top_;

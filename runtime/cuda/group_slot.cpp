@@ -39,8 +39,8 @@ GroupSlot::GroupSlot(const FrameFormat& format, unsigned batch, unsigned group) 
     npixels_host = TransferBuffer(group * 8, "pixel counts");
 }
 
-void GroupSlot::add_powders(std::size_t interleaved_bytes) {
-    interleaved = DeviceBuffer(interleaved_bytes, "interleaved frames");
+void GroupSlot::add_powders(std::size_t partial_bytes) {
+    partial = DeviceBuffer(partial_bytes, "partial sums by tile");
 }
 
 void grow_device(DeviceBuffer& buffer, std::size_t need, const char* what) {

@@ -22,8 +22,8 @@ struct GroupSlot {
     // Sized for `group` frames decoded `batch` at a time. The chunks, their staging, the LZ4
     // sequences and the host copy of the lists grow with the calls.
     GroupSlot(const FrameFormat& format, unsigned batch, unsigned group);
-    // With a matrix: the group's powders and the batch's frames side by side.
-    void add_powders(std::size_t interleaved_bytes);  // the powders themselves grow with the groups called for
+    // With a matrix: the group's powders, and the batch's partial sums by tile.
+    void add_powders(std::size_t partial_bytes);  // the powders themselves grow with the groups called for
 
     std::uint64_t* meta() const { return reinterpret_cast<std::uint64_t*>(meta_host.data()); }
 
@@ -44,7 +44,7 @@ struct GroupSlot {
     unsigned parse_span = 1;  // batches parsed by one lz4_parse launch
     TransferBuffer status_host, npixels_host, offsets_host, lists_host;
     DeviceBuffer powder;        // frames x bins sums of the largest group called for (with a matrix)
-    DeviceBuffer interleaved;   // the batch's frames 16 side by side, for integrate
+    DeviceBuffer partial;       // the batch's sums a slot of the tiled matrix (integrate_tiles)
     DeviceBuffer stage_values, stage_indices;  // pixels the decode kernel lists, per tile
     TransferBuffer powder_host;
     // Top pixels: the batch's per-tile counts above each level (grown on the first call that

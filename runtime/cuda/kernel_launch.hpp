@@ -42,7 +42,8 @@ struct ArgsLayout;
     };
 #define BSLZ4_ARGS_LAYOUT_OF(Name, list) BSLZ4_ARGS_LAYOUT(Name, list, void)
 BSLZ4_KERNEL_ARGS(BSLZ4_ARGS_LAYOUT_OF)
-BSLZ4_ARGS_LAYOUT(IntegrateArgs, BSLZ4_INTEGRATE_ARGS, void, void, void)
+BSLZ4_ARGS_LAYOUT(IntegrateTilesArgs, BSLZ4_INTEGRATE_TILES_ARGS, void, void, void)
+BSLZ4_ARGS_LAYOUT(ReduceTilesArgs, BSLZ4_REDUCE_TILES_ARGS, void, void)
 #undef BSLZ4_ARGS_LAYOUT_OF
 #undef BSLZ4_ARGS_LAYOUT
 #undef BSLZ4_PARAM_SPAN

@@ -11,6 +11,7 @@
 #include "bslz4/cuda/device.hpp"
 #include "fixed_point.hpp"
 #include "matrix_passes.hpp"
+#include "tile_matrix.hpp"
 
 namespace bslz4::cuda {
 
@@ -96,23 +97,36 @@ std::uint64_t matrix_hash(const IntegrationMatrix& m) {
     return fnv1a(h, &m.powder_scale, sizeof m.powder_scale);
 }
 
-// The matrix's arrays to the device: its row starts and pixels, and `weights` (its float or
-// fixed-point weights, entry by entry).
-std::shared_ptr<const DeviceMatrix> upload_matrix(int device, const IntegrationMatrix& m, const void* weights,
-                                                  std::size_t weight_bytes) {
+template <class T>
+void upload_vector(DeviceBuffer& to, const std::vector<T>& from, const char* what) {
+    upload(to, from.data(), from.size() * sizeof(T), what);
+}
+
+// The matrix to the device, by tiles of frames of rows x cols, with `weights` (its float or
+// fixed-point weights, entry by entry: W float or int64).
+template <class W>
+std::shared_ptr<const DeviceMatrix> upload_matrix(int device, const IntegrationMatrix& m, const W* weights, std::size_t rows,
+                                                  std::size_t cols) {
     auto d = std::make_shared<DeviceMatrix>(device);
     d->bins = m.bins;
     d->nnz = m.nnz();
-    upload(d->row_start, m.row_start.data(), m.row_start.size() * 4, "matrix row starts");
-    upload(d->pixel, m.pixel.data(), m.pixel.size() * 4, "matrix pixels");
-    upload(d->weight, weights, weight_bytes, "matrix weights");
+    const bslz4::detail::TileMatrix t = bslz4::detail::tile_matrix(m, rows, cols);
+    d->tiles = t.tiles;
+    d->tiles_x = t.tiles_x;
+    d->slots = t.slots;
+    upload_vector(d->tile_slot_first, t.tile_slot_first, "matrix tiles' slots");
+    upload_vector(d->slot_entry_first, t.slot_entry_first, "matrix slots' entries");
+    upload_vector(d->entry_pixel, t.entry_pixel, "matrix pixels by tile");
+    upload_vector(d->entry_weight, bslz4::detail::in_tile_order(t, weights), "matrix weights by tile");
+    upload_vector(d->bin_slot_first, t.bin_slot_first, "matrix bins' slots");
+    upload_vector(d->bin_slot, t.bin_slot, "matrix slots by bin");
     return d;
 }
 
 PreparedMatrix shared_prepared_matrix(int device, const IntegrationMatrix& m, ByteView mask, PixelType type,
-                                      Accumulator acc) {
+                                      Accumulator acc, std::size_t rows, std::size_t cols) {
     std::uint64_t h = pieces_hash(matrix_hash(m), mask.data, mask.size);
-    const std::uint32_t kinds[2] = {static_cast<std::uint32_t>(type), static_cast<std::uint32_t>(acc)};
+    const std::uint64_t kinds[3] = {static_cast<std::uint64_t>(type), static_cast<std::uint64_t>(acc), cols};
     h = fnv1a(h, kinds, sizeof kinds);
     const Key key{device, 1, h, m.nnz()};
     // The cache's lock is held while the first object prepares it: the others wait for it
@@ -126,17 +140,17 @@ PreparedMatrix shared_prepared_matrix(int device, const IntegrationMatrix& m, By
         const bslz4::detail::ExactSumScale exact = bslz4::detail::exact_sum_scale(summed, type, acc);
         auto p = std::make_shared<PreparedMatrix>();
         if (exact.fixed) {
-            // Only the fixed weights are made: the row starts and pixels go up from the matrix.
+            // Only the fixed weights are made: the rest of the tiled matrix comes from `summed`.
             const std::vector<std::int64_t> fixed = bslz4::detail::fixed_weights(summed, exact.scale_log2);
-            p->matrix = upload_matrix(device, summed, fixed.data(), fixed.size() * 8);
+            p->matrix = upload_matrix(device, summed, fixed.data(), rows, cols);
             p->fixed_sums = true;
             p->powder_scale = std::ldexp(1.0, exact.scale_log2);
         } else if (summed.fixed_point()) {  // acc i64: the caller's fixed-point matrix
-            p->matrix = upload_matrix(device, summed, summed.fixed_weight.data(), summed.fixed_weight.size() * 8);
+            p->matrix = upload_matrix(device, summed, summed.fixed_weight.data(), rows, cols);
             p->fixed_sums = true;
             p->powder_scale = summed.powder_scale;
         } else {
-            p->matrix = upload_matrix(device, summed, summed.weight.data(), summed.weight.size() * 4);
+            p->matrix = upload_matrix(device, summed, summed.weight.data(), rows, cols);
             p->fixed_sums = false;
             p->powder_scale = 1;
         }

@@ -1,0 +1,95 @@
+// The matrix regrouped by tiles of the frame for the GPU's powder (runtime/cpu/tile_matrix.hpp):
+// every entry once, in its pixel's tile and its bin's slot, whatever the frame's shape and the
+// threads that build it.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "bslz4/bslz4.hpp"
+#include "matrix_support.hpp"
+#include "test_support.hpp"
+#include "tile_matrix.hpp"
+
+using namespace bslz4;
+using detail::TileMatrix;
+
+namespace {
+
+// Checks t against m entry by entry.
+void require_tiles_of(const TileMatrix& t, const IntegrationMatrix& m, std::size_t rows, std::size_t cols) {
+    constexpr std::size_t kSide = TileMatrix::kTileSide;
+    REQUIRE(t.tiles_x == (cols + kSide - 1) / kSide);
+    REQUIRE(t.tiles == t.tiles_x * ((rows + kSide - 1) / kSide));
+    REQUIRE(t.tile_slot_first.size() == t.tiles + 1);
+    REQUIRE(t.tile_slot_first.front() == 0);
+    REQUIRE(t.tile_slot_first.back() == t.slots);
+    REQUIRE(t.slot_entry_first.size() == t.slots + 1);
+    REQUIRE(t.slot_entry_first.back() == m.nnz());
+    REQUIRE(t.entry_source.size() == m.nnz());
+    REQUIRE(t.entry_pixel.size() == m.nnz());
+    std::vector<std::uint32_t> bin_of(m.nnz());
+    for (std::size_t b = 0; b < m.bins; ++b)
+        for (auto k = m.row_start[b]; k < m.row_start[b + 1]; ++k) bin_of[k] = static_cast<std::uint32_t>(b);
+    std::vector<int> seen(m.nnz(), 0);
+    for (std::size_t tile = 0; tile < t.tiles; ++tile) {
+        const std::size_t r0 = tile / t.tiles_x * kSide, c0 = tile % t.tiles_x * kSide;
+        REQUIRE(t.tile_slot_first[tile] <= t.tile_slot_first[tile + 1]);
+        for (auto s = t.tile_slot_first[tile]; s < t.tile_slot_first[tile + 1]; ++s) {
+            INFO("tile " << tile << " slot " << s);
+            if (s > t.tile_slot_first[tile]) REQUIRE(t.slot_bin[s - 1] < t.slot_bin[s]);  // a tile's slots by bin, one a bin
+            REQUIRE(t.slot_entry_first[s] < t.slot_entry_first[s + 1]);                   // no empty slot
+            for (auto e = t.slot_entry_first[s]; e < t.slot_entry_first[s + 1]; ++e) {
+                const std::uint32_t k = t.entry_source[e];
+                REQUIRE(k < m.nnz());
+                ++seen[k];
+                if (e > t.slot_entry_first[s]) REQUIRE(t.entry_source[e - 1] < k);  // the matrix's order
+                REQUIRE(bin_of[k] == t.slot_bin[s]);
+                const std::size_t pixel = m.pixel[k], r = pixel / cols, c = pixel % cols;
+                REQUIRE(r >= r0);
+                REQUIRE(r < r0 + kSide);
+                REQUIRE(c >= c0);
+                REQUIRE(c < c0 + kSide);
+                REQUIRE(t.entry_pixel[e] == (r - r0) * kSide + (c - c0));
+            }
+        }
+    }
+    for (int n : seen) REQUIRE(n == 1);
+    REQUIRE(t.bin_slot_first.size() == m.bins + 1);
+    REQUIRE(t.bin_slot_first.back() == t.slots);
+    for (std::size_t b = 0; b < m.bins; ++b)
+        for (auto i = t.bin_slot_first[b]; i < t.bin_slot_first[b + 1]; ++i) {
+            REQUIRE(t.slot_bin[t.bin_slot[i]] == b);
+            if (i > t.bin_slot_first[b]) REQUIRE(t.bin_slot[i - 1] < t.bin_slot[i]);  // tile order
+        }
+}
+
+}  // namespace
+
+TEST_CASE("a matrix by tiles holds each entry once, in its pixel's tile and its bin's slot, for frames of any shape",
+          "[matrix][tiles]") {
+    const std::size_t shapes[][2] = {{37, 70}, {64, 32}, {1, 5}, {100, 33}, {33, 1}, {32, 32}};
+    std::uint32_t seed = 1;
+    for (const auto& shape : shapes)
+        for (const std::size_t bins : {std::size_t{1}, std::size_t{7}, std::size_t{300}}) {
+            const std::size_t rows = shape[0], cols = shape[1];
+            INFO(rows << " x " << cols << ", " << bins << " bins");
+            const IntegrationMatrix m = normalise_matrix(test::random_csr(bins, rows * cols, 2.0, seed++).input());
+            require_tiles_of(detail::tile_matrix(m, rows, cols), m, rows, cols);
+            // masked pixels leave bins and tiles empty
+            const IntegrationMatrix folded = fold_mask(m, test::random_mask(rows * cols, seed++));
+            require_tiles_of(detail::tile_matrix(folded, rows, cols), folded, rows, cols);
+        }
+}
+
+TEST_CASE("a large matrix is tiled on several threads as on one: every entry once, each bin's slots in tile order",
+          "[matrix][tiles]") {
+    // 2 M entries and more: split over threads where there are CPUs for them.
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(2000, 1500, 2000.0, 5).input());
+    REQUIRE(m.nnz() > 2'000'000);
+    require_tiles_of(detail::tile_matrix(m, 30, 50), m, 30, 50);
+}
+
+TEST_CASE("a matrix tiled for frames of another size is refused, naming both", "[matrix][tiles]") {
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(10, 100, 1.0, 3).input());
+    CHECK_THROWS_WITH(detail::tile_matrix(m, 10, 11), Catch::Contains("100 pixels") && Catch::Contains("10 x 11"));
+}
