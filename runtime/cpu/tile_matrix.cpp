@@ -14,8 +14,6 @@ TileMatrix tile_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t
         throw Error(ErrorCode::bad_argument, "tile_matrix: a matrix of " + std::to_string(m.pixels) + " pixels for frames of " +
                                                  std::to_string(rows) + " x " + std::to_string(cols));
     TileMatrix t;
-    t.rows = rows;
-    t.cols = cols;
     t.tiles_x = (cols + kSide - 1) / kSide;
     t.tiles = t.tiles_x * ((rows + kSide - 1) / kSide);
     const std::size_t nnz = m.nnz();
@@ -28,9 +26,14 @@ TileMatrix tile_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t
     const auto row_of = [&](std::uint32_t p) {
         return cols == 1 ? p : static_cast<std::uint32_t>((p * static_cast<Wide>(inverse)) >> 64);
     };
-    const auto tile_of = [&](std::uint32_t p) {
-        const std::uint32_t r = row_of(p);
-        return (r / kSide) * t.tiles_x + (p - r * cols) / kSide;
+    // A pixel's tile, and its place in the tile (row * kSide + col).
+    struct TilePlace {
+        std::size_t tile;
+        std::uint16_t at;
+    };
+    const auto place_of = [&](std::uint32_t p) {
+        const std::uint32_t r = row_of(p), c = static_cast<std::uint32_t>(p - r * cols);
+        return TilePlace{(r / kSide) * t.tiles_x + c / kSide, static_cast<std::uint16_t>((r % kSide) * kSide + c % kSide)};
     };
 
     // A counting sort of the entries by tile, a range of bins a thread: each part counts its
@@ -48,7 +51,7 @@ TileMatrix tile_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t
         std::vector<TileCursor>& count = cursor[p];
         for (std::size_t b = ranges[p].first; b < ranges[p].end; ++b)
             for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
-                TileCursor& c = count[tile_of(m.pixel[k])];
+                TileCursor& c = count[place_of(m.pixel[k]).tile];
                 ++c.entry;
                 c.slot += c.last_bin != b;
                 c.last_bin = static_cast<std::uint32_t>(b);
@@ -76,14 +79,14 @@ TileMatrix tile_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t
         std::vector<TileCursor>& next = cursor[p];
         for (std::size_t b = ranges[p].first; b < ranges[p].end; ++b)
             for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
-                const std::uint32_t pix = m.pixel[k], r = row_of(pix), c = static_cast<std::uint32_t>(pix - r * cols);
-                TileCursor& at = next[(r / kSide) * t.tiles_x + c / kSide];
+                const TilePlace place = place_of(m.pixel[k]);
+                TileCursor& at = next[place.tile];
                 if (at.last_bin != b) {  // the tile's first entry of bin b: a slot starts
                     t.slot_entry_first[at.slot] = at.entry;
                     t.slot_bin[at.slot++] = static_cast<std::uint32_t>(b);
                     at.last_bin = static_cast<std::uint32_t>(b);
                 }
-                t.entry_pixel[at.entry] = static_cast<std::uint16_t>((r % kSide) * kSide + c % kSide);
+                t.entry_pixel[at.entry] = place.at;
                 t.entry_source[at.entry++] = k;
             }
     });

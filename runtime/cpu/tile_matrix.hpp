@@ -17,7 +17,7 @@ namespace bslz4::detail {
 
 struct TileMatrix {
     static constexpr std::size_t kTileSide = 32;  // kernel_abi.h's kTileSide
-    std::size_t rows = 0, cols = 0, tiles_x = 0, tiles = 0, slots = 0;
+    std::size_t tiles_x = 0, tiles = 0, slots = 0;
     std::vector<std::uint32_t> tile_slot_first;   // tiles + 1: tile t's slots
     std::vector<std::uint32_t> slot_entry_first;  // slots + 1: slot s's entries
     std::vector<std::uint32_t> slot_bin;          // slots

@@ -11,6 +11,7 @@
 #include "bslz4/cuda/device.hpp"
 #include "fixed_point.hpp"
 #include "matrix_passes.hpp"
+#include "kernel_abi.h"
 #include "tile_matrix.hpp"
 
 namespace bslz4::cuda {
@@ -97,6 +98,8 @@ std::uint64_t matrix_hash(const IntegrationMatrix& m) {
     return fnv1a(h, &m.powder_scale, sizeof m.powder_scale);
 }
 
+static_assert(bslz4::detail::TileMatrix::kTileSide == bslz4_abi::kTileSide, "the host tiles the matrix as the kernel reads it");
+
 template <class T>
 void upload_vector(DeviceBuffer& to, const std::vector<T>& from, const char* what) {
     upload(to, from.data(), from.size() * sizeof(T), what);
@@ -109,7 +112,6 @@ std::shared_ptr<const DeviceMatrix> upload_matrix(int device, const IntegrationM
                                                   std::size_t cols) {
     auto d = std::make_shared<DeviceMatrix>(device);
     d->bins = m.bins;
-    d->nnz = m.nnz();
     const bslz4::detail::TileMatrix t = bslz4::detail::tile_matrix(m, rows, cols);
     d->tiles = t.tiles;
     d->tiles_x = t.tiles_x;

@@ -24,7 +24,7 @@ struct DeviceMatrix {
     // The matrix by tiles of the frame (tile_matrix.hpp); entry_weight: float, or int64 for a
     // fixed-point matrix.
     DeviceBuffer tile_slot_first, slot_entry_first, entry_pixel, entry_weight, bin_slot_first, bin_slot;
-    std::size_t bins = 0, nnz = 0, tiles = 0, tiles_x = 0, slots = 0;
+    std::size_t bins = 0, tiles = 0, tiles_x = 0, slots = 0;
     explicit DeviceMatrix(int device) : ctx(device) {}
 };
 
@@ -39,8 +39,9 @@ struct PreparedMatrix {
 // The caller has the device's context current.
 std::shared_ptr<const DeviceMask> shared_mask(int device, ByteView mask);
 // The matrix `m` prepared for `mask` (nonzero = use), `type`, `acc` and frames of `rows` x
-// `cols` pixels, found by the content of all five: the objects of a job, or of a campaign's scans, fold and convert a matrix once, not
-// once each (for an Eiger 4M matrix, about 0.1 s and 140 MB of fresh memory an object).
+// `cols` pixels, found by the content of all five: the objects of a job, or of a campaign's
+// scans, fold, convert and tile a matrix once, not once each (for an Eiger 4M matrix, about
+// 0.1 s and 140 MB of fresh memory an object).
 PreparedMatrix shared_prepared_matrix(int device, const IntegrationMatrix& m, ByteView mask, PixelType type,
                                       Accumulator acc, std::size_t rows, std::size_t cols);
 
