@@ -1,7 +1,8 @@
 // Both directions work in two steps through byte rows (row j = byte j of every element):
 // a bit step that transposes 8x8 bit tiles held in 64-bit words, and a byte step that
-// interleaves the rows. With SSE2 (every x86-64) sixteen tiles are gathered with byte unpacks
-// and transposed two per register; the scalar code handles the rest and other hosts.
+// interleaves the rows. With SSE2 (every x86-64) the unshuffle gathers sixteen tiles with byte
+// unpacks and transposes them two per register, and the shuffle takes each plane's bits with
+// movemasks; the scalar code handles the rest and other hosts.
 #include "bitshuffle.hpp"
 
 #include <cstring>
@@ -105,6 +106,64 @@ void rows_to_elements(const std::uint8_t* rows, std::uint8_t* out, std::size_t n
         for (std::size_t j = 0; j < es; ++j) out[i * es + j] = rows[j * n + i];
 }
 
+// The 8 planes of byte row j (n = 8 nb bytes; plane stride nb), the inverse of planes_to_row.
+// With SSE2 a plane's bit k of 64 bytes is one movemask of each 16 after shifting bit k to the
+// top of every byte (adding a byte to itself shifts it left without touching its neighbours).
+void row_to_planes(const std::uint8_t* row, std::size_t nb, std::uint8_t* planes) {
+    std::size_t g = 0;
+#if defined(__SSE2__)
+    for (; g + 8 <= nb; g += 8) {
+        __m128i a[4];
+        for (int q = 0; q < 4; ++q) a[q] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + g * 8 + 16 * q));
+        for (int k = 7; k >= 0; --k) {
+            std::uint64_t bits = 0;
+            for (int q = 0; q < 4; ++q) {
+                bits |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(a[q]))} << (16 * q);
+                a[q] = _mm_add_epi8(a[q], a[q]);
+            }
+            store64(planes + k * nb + g, bits);
+        }
+    }
+#endif
+    for (; g < nb; ++g) {
+        const std::uint64_t x = transpose_8x8(load64(row + g * 8));
+        for (int k = 0; k < 8; ++k) planes[k * nb + g] = static_cast<std::uint8_t>(x >> (8 * k));
+    }
+}
+
+// Byte rows (row j: byte j of each of the n elements) from elements of es bytes, the inverse of
+// rows_to_elements. With SSE2, 2-byte elements split into their low and high bytes by a mask, a
+// shift and a pack; 4-byte elements by splitting twice (bytes 0 and 2, then 0 from 2).
+void elements_to_rows(const std::uint8_t* in, std::uint8_t* rows, std::size_t n, std::size_t es) {
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i low = _mm_set1_epi16(0x00FF);
+    const auto evens = [&](__m128i a, __m128i b) { return _mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low)); };
+    const auto odds = [](__m128i a, __m128i b) { return _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8)); };
+    const auto load = [](const std::uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+    const auto store = [](std::uint8_t* p, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v); };
+    if (es == 2) {
+        for (; i + 16 <= n; i += 16) {
+            const __m128i v0 = load(in + 2 * i), v1 = load(in + 2 * i + 16);
+            store(rows + i, evens(v0, v1));
+            store(rows + n + i, odds(v0, v1));
+        }
+    } else if (es == 4) {
+        for (; i + 16 <= n; i += 16) {
+            const __m128i v0 = load(in + 4 * i), v1 = load(in + 4 * i + 16), v2 = load(in + 4 * i + 32),
+                          v3 = load(in + 4 * i + 48);
+            const __m128i b02a = evens(v0, v1), b02b = evens(v2, v3), b13a = odds(v0, v1), b13b = odds(v2, v3);
+            store(rows + i, evens(b02a, b02b));
+            store(rows + n + i, evens(b13a, b13b));
+            store(rows + 2 * n + i, odds(b02a, b02b));
+            store(rows + 3 * n + i, odds(b13a, b13b));
+        }
+    }
+#endif
+    for (; i < n; ++i)
+        for (std::size_t j = 0; j < es; ++j) rows[j * n + i] = in[i * es + j];
+}
+
 }  // namespace
 
 void bit_unshuffle(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t es, std::uint8_t* scratch) {
@@ -119,16 +178,12 @@ void bit_unshuffle(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std
 
 void bit_shuffle(const std::uint8_t* in, std::uint8_t* out, std::size_t n, std::size_t es, std::uint8_t* scratch) {
     const std::size_t nb = n / 8;
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < es; ++j) scratch[j * n + i] = in[i * es + j];
-    for (std::size_t j = 0; j < es; ++j) {
-        const std::uint8_t* row = scratch + j * n;
-        std::uint8_t* planes = out + j * 8 * nb;
-        for (std::size_t g = 0; g < nb; ++g) {
-            const std::uint64_t x = transpose_8x8(load64(row + g * 8));
-            for (int k = 0; k < 8; ++k) planes[k * nb + g] = static_cast<std::uint8_t>(x >> (8 * k));
-        }
+    if (es == 1) {
+        row_to_planes(in, nb, out);
+        return;
     }
+    elements_to_rows(in, scratch, n, es);
+    for (std::size_t j = 0; j < es; ++j) row_to_planes(scratch + j * n, nb, out + j * 8 * nb);
 }
 
 }  // namespace bslz4::detail

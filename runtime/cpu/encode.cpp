@@ -32,6 +32,10 @@ std::vector<std::uint8_t> encode_chunk(ByteView raw, std::size_t elem_size, cons
 
     const std::size_t n = raw.size / elem_size;
     std::vector<std::uint8_t> out(kChunkHeaderBytes);
+    // Room for every block at its codec's bound (both under n + n/128 + 128 bytes), so that
+    // appending the blocks never moves what is already coded: a hint, not a limit.
+    const std::size_t blocks = n / block_elems + 1;
+    out.reserve(kChunkHeaderBytes + raw.size + raw.size / 128 + blocks * (kBlockHeaderBytes + 128));
     detail::store_be64(out.data(), raw.size);
     detail::store_be32(out.data() + 8, static_cast<std::uint32_t>(block_field));
 

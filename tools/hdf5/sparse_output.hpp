@@ -54,6 +54,10 @@
 #include "sparse/output_file.hpp"
 #include "sparse/output_rows.hpp"
 
+namespace bslz4::detail {
+class ThreadPool;
+}
+
 namespace bslz4::tool {
 
 struct OutputInfo {
@@ -70,7 +74,7 @@ struct OutputInfo {
     PowderAxes axes;  // its correction dropped once normalisation is made
     std::vector<double> normalisation;
     ListCompression compression = ListCompression::bitshuffle_lz4;
-    unsigned encoder_threads = 0;  // bitshuffle's chunks encoded at once; 0: as many as the machine has cores, at most 8
+    unsigned encoder_threads = 0;  // bitshuffle's chunks encoded at once; 0: as many as the machine has cores, at most 12
     // The file is flushed (its counts written) after a batch once this long has passed since the
     // last flush; 0: after every batch.
     double flush_seconds = 0.5;
@@ -157,7 +161,8 @@ private:
     bool group_open_ = false;   // begun, not yet closed
     bool wrote_frames_ = false;  // of any group: worth keeping when the run stops
     bool damaged_ = false;       // a write failed: the file is not kept
-    unsigned encoder_threads_ = 1;
+    // bitshuffle: the threads that encode a batch's whole chunks, kept from batch to batch.
+    std::unique_ptr<detail::ThreadPool> encoders_;
 };
 
 }  // namespace bslz4::tool
