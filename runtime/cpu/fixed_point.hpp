@@ -1,6 +1,7 @@
 // What an integrator sums (the CPU's and the GPU's alike, so their powders agree): the float
 // weights, or a fixed-point copy whose int64 sums are exact.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -28,6 +29,21 @@ struct ExactSumScale {
     int scale_log2 = 0;
 };
 ExactSumScale exact_sum_scale(const IntegrationMatrix& folded, PixelType type, Accumulator acc);
+
+// 2^scale_log2 as a double, made once a pass: w times it is w x 2^scale_log2 exactly (a product
+// by a power of two; from a float weight and the scales tried, 2^-309 to 2^126, never out of
+// double's range), as ldexp gives it, without a library call a weight.
+inline double power_of_two(int scale_log2) { return std::ldexp(1.0, scale_log2); }
+// A float weight at the fixed-point scale `power` (power_of_two's): round(w x 2^scale_log2), a
+// half away from zero, as std::llround, for products within int64 (the scales chosen keep them
+// there). Inline rather than llround's library call, which was most of a pass over 9 M weights:
+// the truncation and the fraction it leaves are exact (below 2^52; above, x is whole).
+inline std::int64_t fixed_weight(float w, double power) {
+    const double x = static_cast<double>(w) * power;
+    const auto whole = static_cast<std::int64_t>(x);
+    const double fraction = x - static_cast<double>(whole);
+    return whole + (fraction >= 0.5) - (fraction <= -0.5);
+}
 
 // round(weight x 2^scale_log2) for each of m's weights (on several threads: matrix_passes.hpp).
 std::vector<std::int64_t> fixed_weights(const IntegrationMatrix& m, int scale_log2);

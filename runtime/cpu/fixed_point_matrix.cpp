@@ -80,10 +80,6 @@ int exponent_above(float top) {
     return e;
 }
 
-// 2^scale_log2 as a double, made once a pass: w times it is w x 2^scale_log2 exactly (a product
-// by a power of two; from a float weight and the scales tried, 2^-309 to 2^126, never out of
-// double's range), as ldexp gives it, without a library call a weight.
-double power_of_two(int scale_log2) { return std::ldexp(1.0, scale_log2); }
 double scaled(float w, double power) { return static_cast<double>(w) * power; }
 
 std::uint64_t magnitude(std::int64_t v) { return v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v); }
@@ -110,12 +106,12 @@ int scale_above_log2(const IntegrationMatrix& m, std::uint64_t limit, int cap_lo
 // Whether every bin's sum of |fixed weights| at 2^scale_log2 stays within limit. At most one
 // step above scale_above_log2's guess, a weight is at most 2 limit: no sum passes 64 bits.
 bool sums_fit(const IntegrationMatrix& m, int scale_log2, std::uint64_t limit) {
-    const double power = power_of_two(scale_log2);
+    const double power = detail::power_of_two(scale_log2);
     const auto part = [&](std::size_t first, std::size_t end) {
         for (std::size_t b = first; b < end; ++b) {
             std::uint64_t sum = 0;
             for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
-                sum += magnitude(std::llround(scaled(m.weight[k], power)));
+                sum += magnitude(detail::fixed_weight(m.weight[k], power));
                 if (sum > limit) return false;
             }
         }
@@ -133,7 +129,7 @@ int widest_scale_log2(const IntegrationMatrix& m, std::uint64_t limit, int cap_l
 
 // Whether every weight times 2^scale_log2 is an integer (then so it is at any wider scale).
 bool exact_at(const IntegrationMatrix& m, int scale_log2) {
-    const double power = power_of_two(scale_log2);
+    const double power = detail::power_of_two(scale_log2);
     const auto part = [&](std::size_t first, std::size_t end) {
         for (std::size_t k = first; k < end; ++k) {
             const double x = scaled(m.weight[k], power);
@@ -227,9 +223,9 @@ ExactSumScale exact_sum_scale(const IntegrationMatrix& folded, PixelType type, A
 std::vector<std::int64_t> fixed_weights(const IntegrationMatrix& m, int scale_log2) {
     std::vector<std::int64_t> fixed;
     size_for_overwrite(fixed, m.weight.size());
-    const double power = power_of_two(scale_log2);
+    const double power = detail::power_of_two(scale_log2);
     over_entry_ranges(m.weight.size(), [&](std::size_t, std::size_t first, std::size_t end) {
-        for (std::size_t k = first; k < end; ++k) fixed[k] = std::llround(scaled(m.weight[k], power));
+        for (std::size_t k = first; k < end; ++k) fixed[k] = fixed_weight(m.weight[k], power);
     });
     return fixed;
 }

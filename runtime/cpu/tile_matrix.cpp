@@ -4,16 +4,22 @@
 #include <string>
 
 #include "bslz4/error.hpp"
+#include "fixed_point.hpp"
 #include "matrix_passes.hpp"
 
 namespace bslz4::detail {
 
-TileMatrix tile_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t cols) {
+namespace {
+
+// The tiling, with weight_of(k) (entry k's weight in the CSR matrix, a W) placed with entry k.
+template <class W, class WeightOf>
+TiledMatrix<W> tiled(const IntegrationMatrix& m, std::size_t rows, std::size_t cols, WeightOf weight_of) {
     constexpr std::size_t kSide = TileMatrix::kTileSide;
     if (rows * cols != m.pixels || rows == 0 || cols == 0)
         throw Error(ErrorCode::bad_argument, "tile_matrix: a matrix of " + std::to_string(m.pixels) + " pixels for frames of " +
                                                  std::to_string(rows) + " x " + std::to_string(cols));
-    TileMatrix t;
+    TiledMatrix<W> out;
+    TileMatrix& t = out.tiles;
     t.tiles_x = (cols + kSide - 1) / kSide;
     t.tiles = t.tiles_x * ((rows + kSide - 1) / kSide);
     const std::size_t nnz = m.nnz();
@@ -72,7 +78,7 @@ TileMatrix tile_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t
     t.slots = slots;
     t.tile_slot_first[t.tiles] = slots;
     size_for_overwrite(t.entry_pixel, nnz);
-    size_for_overwrite(t.entry_source, nnz);
+    size_for_overwrite(out.weight, nnz);
     t.slot_entry_first.assign(t.slots + 1, 0);
     t.slot_bin.assign(t.slots, 0);
     run_parts(parts, [&](std::size_t p) {
@@ -87,7 +93,7 @@ TileMatrix tile_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t
                     at.last_bin = static_cast<std::uint32_t>(b);
                 }
                 t.entry_pixel[at.entry] = place.at;
-                t.entry_source[at.entry++] = k;
+                out.weight[at.entry++] = weight_of(k);
             }
     });
     t.slot_entry_first[t.slots] = static_cast<std::uint32_t>(nnz);
@@ -99,7 +105,26 @@ TileMatrix tile_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t
     t.bin_slot.assign(t.slots, 0);
     std::vector<std::uint32_t> next(t.bin_slot_first.begin(), t.bin_slot_first.end() - 1);
     for (std::uint32_t s = 0; s < t.slots; ++s) t.bin_slot[next[t.slot_bin[s]]++] = s;
-    return t;
+    return out;
+}
+
+}  // namespace
+
+TiledMatrix<float> tile_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t cols) {
+    return tiled<float>(m, rows, cols, [&](std::uint32_t k) { return m.weight[k]; });
+}
+
+TiledMatrix<std::int64_t> tile_fixed_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t cols) {
+    if (m.fixed_weight.size() != m.nnz())
+        throw Error(ErrorCode::bad_argument, "tile_fixed_matrix: the matrix has " + std::to_string(m.fixed_weight.size()) +
+                                                 " fixed-point weights for " + std::to_string(m.nnz()) + " entries");
+    return tiled<std::int64_t>(m, rows, cols, [&](std::uint32_t k) { return m.fixed_weight[k]; });
+}
+
+TiledMatrix<std::int64_t> tile_matrix_at_scale(const IntegrationMatrix& m, std::size_t rows, std::size_t cols,
+                                               int scale_log2) {
+    const double power = power_of_two(scale_log2);
+    return tiled<std::int64_t>(m, rows, cols, [&](std::uint32_t k) { return fixed_weight(m.weight[k], power); });
 }
 
 }  // namespace bslz4::detail

@@ -22,24 +22,26 @@ struct TileMatrix {
     std::vector<std::uint32_t> slot_entry_first;  // slots + 1: slot s's entries
     std::vector<std::uint32_t> slot_bin;          // slots
     std::vector<std::uint16_t> entry_pixel;       // nnz: the entry's pixel in its tile, row * kTileSide + col
-    std::vector<std::uint32_t> entry_source;      // nnz: the entry's index in the CSR matrix
     std::vector<std::uint32_t> bin_slot_first;    // bins + 1: bin b's slots, in tile order
     std::vector<std::uint32_t> bin_slot;          // slots
 };
 
-// `m` (checked: check_matrix_form, m.pixels == rows * cols) regrouped: tiles in row-major order
-// of the tile grid, a tile's slots by bin, a slot's entries in the matrix's order.
-TileMatrix tile_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t cols);
-
-// Per-entry values of the CSR matrix (its weights, float or fixed point) in the tiles' order.
+// A tiled matrix and its weights, entry by entry in the tiles' order: W float (the matrix's
+// weights) or int64 (fixed point). The weights are placed as the entries are, in one pass.
 template <class W>
-std::vector<W> in_tile_order(const TileMatrix& t, const W* by_entry) {
-    std::vector<W> out;
-    size_for_overwrite(out, t.entry_source.size());
-    over_entry_ranges(out.size(), [&](std::size_t, std::size_t first, std::size_t end) {
-        for (std::size_t k = first; k < end; ++k) out[k] = by_entry[t.entry_source[k]];
-    });
-    return out;
-}
+struct TiledMatrix {
+    TileMatrix tiles;
+    std::vector<W> weight;
+};
+
+// `m` (checked: check_matrix_form, m.pixels == rows * cols) regrouped: tiles in row-major order
+// of the tile grid, a tile's slots by bin, a slot's entries in the matrix's order; with
+// - its float weights,
+TiledMatrix<float> tile_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t cols);
+// - its own fixed-point weights (m.fixed_point()),
+TiledMatrix<std::int64_t> tile_fixed_matrix(const IntegrationMatrix& m, std::size_t rows, std::size_t cols);
+// - or its float weights at the fixed-point scale 2^scale_log2 (fixed_point.hpp's fixed_weight).
+TiledMatrix<std::int64_t> tile_matrix_at_scale(const IntegrationMatrix& m, std::size_t rows, std::size_t cols,
+                                               int scale_log2);
 
 }  // namespace bslz4::detail

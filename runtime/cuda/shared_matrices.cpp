@@ -105,21 +105,19 @@ void upload_vector(DeviceBuffer& to, const std::vector<T>& from, const char* wha
     upload(to, from.data(), from.size() * sizeof(T), what);
 }
 
-// The matrix to the device, by tiles of frames of rows x cols, with `weights` (its float or
-// fixed-point weights, entry by entry: W float or int64).
+// The tiled matrix (tile_matrix.hpp), float or fixed-point weights, to the device.
 template <class W>
-std::shared_ptr<const DeviceMatrix> upload_matrix(int device, const IntegrationMatrix& m, const W* weights, std::size_t rows,
-                                                  std::size_t cols) {
+std::shared_ptr<const DeviceMatrix> upload_matrix(int device, std::size_t bins, const bslz4::detail::TiledMatrix<W>& tiled) {
     auto d = std::make_shared<DeviceMatrix>(device);
-    d->bins = m.bins;
-    const bslz4::detail::TileMatrix t = bslz4::detail::tile_matrix(m, rows, cols);
+    const bslz4::detail::TileMatrix& t = tiled.tiles;
+    d->bins = bins;
     d->tiles = t.tiles;
     d->tiles_x = t.tiles_x;
     d->slots = t.slots;
     upload_vector(d->tile_slot_first, t.tile_slot_first, "matrix tiles' slots");
     upload_vector(d->slot_entry_first, t.slot_entry_first, "matrix slots' entries");
     upload_vector(d->entry_pixel, t.entry_pixel, "matrix pixels by tile");
-    upload_vector(d->entry_weight, bslz4::detail::in_tile_order(t, weights), "matrix weights by tile");
+    upload_vector(d->entry_weight, tiled.weight, "matrix weights by tile");
     upload_vector(d->bin_slot_first, t.bin_slot_first, "matrix bins' slots");
     upload_vector(d->bin_slot, t.bin_slot, "matrix slots by bin");
     return d;
@@ -141,18 +139,16 @@ PreparedMatrix shared_prepared_matrix(int device, const IntegrationMatrix& m, By
         const IntegrationMatrix& summed = fold ? folded : m;
         const bslz4::detail::ExactSumScale exact = bslz4::detail::exact_sum_scale(summed, type, acc);
         auto p = std::make_shared<PreparedMatrix>();
-        if (exact.fixed) {
-            // Only the fixed weights are made: the rest of the tiled matrix comes from `summed`.
-            const std::vector<std::int64_t> fixed = bslz4::detail::fixed_weights(summed, exact.scale_log2);
-            p->matrix = upload_matrix(device, summed, fixed.data(), rows, cols);
+        if (exact.fixed) {  // its float weights made fixed point as they are tiled
+            p->matrix = upload_matrix(device, summed.bins, bslz4::detail::tile_matrix_at_scale(summed, rows, cols, exact.scale_log2));
             p->fixed_sums = true;
             p->powder_scale = std::ldexp(1.0, exact.scale_log2);
         } else if (summed.fixed_point()) {  // acc i64: the caller's fixed-point matrix
-            p->matrix = upload_matrix(device, summed, summed.fixed_weight.data(), rows, cols);
+            p->matrix = upload_matrix(device, summed.bins, bslz4::detail::tile_fixed_matrix(summed, rows, cols));
             p->fixed_sums = true;
             p->powder_scale = summed.powder_scale;
         } else {
-            p->matrix = upload_matrix(device, summed, summed.weight.data(), rows, cols);
+            p->matrix = upload_matrix(device, summed.bins, bslz4::detail::tile_matrix(summed, rows, cols));
             p->fixed_sums = false;
             p->powder_scale = 1;
         }
