@@ -106,8 +106,12 @@ TEST_CASE("fixed-point weights are tiled as the float weights are, each made fro
     for (const int scale_log2 : {0, 20, -3}) {
         INFO("scale 2^" << scale_log2);
         const TiledMatrix<std::int64_t> at_scale = detail::tile_matrix_at_scale(m, 37, 70, scale_log2);
-        REQUIRE(at_scale.tiles.entry_pixel == floats.tiles.entry_pixel);
+        REQUIRE(at_scale.tiles.tile_slot_first == floats.tiles.tile_slot_first);
         REQUIRE(at_scale.tiles.slot_entry_first == floats.tiles.slot_entry_first);
+        REQUIRE(at_scale.tiles.slot_bin == floats.tiles.slot_bin);
+        REQUIRE(at_scale.tiles.entry_pixel == floats.tiles.entry_pixel);
+        REQUIRE(at_scale.tiles.bin_slot_first == floats.tiles.bin_slot_first);
+        REQUIRE(at_scale.tiles.bin_slot == floats.tiles.bin_slot);
         REQUIRE(at_scale.weight.size() == floats.weight.size());
         for (std::size_t e = 0; e < floats.weight.size(); ++e)
             REQUIRE(at_scale.weight[e] == std::llround(std::ldexp(static_cast<double>(floats.weight[e]), scale_log2)));
@@ -127,7 +131,9 @@ TEST_CASE("a weight is made fixed point as llround makes it: halves away from ze
     const double power = detail::power_of_two(0);
     const float near_half = std::nextafter(0.5f, 0.0f);
     for (const float w : {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, near_half, -near_half, std::nextafter(1.5f, 2.0f),
-                          1e-30f, 123456.5f, -98765.25f, 8388607.5f, 16777216.0f, 3e18f, -3e18f})
+                          1e-30f, 123456.5f, -98765.25f, 8388607.5f, 16777216.0f, 3e18f, -3e18f,
+                          // the top of int64: -2^63 itself, and the largest floats below 2^63 either way
+                          -0x1p63f, std::nextafter(0x1p63f, 0.0f), -std::nextafter(0x1p63f, 0.0f)})
         REQUIRE(detail::fixed_weight(w, power) == std::llround(static_cast<double>(w)));
     std::uint32_t seed = 3;
     for (int scale_log2 : {-20, 0, 7, 40}) {

@@ -1,6 +1,7 @@
-// A loop over n items spread on a few threads started for it: for the stages that split one
-// batch's work (the writer's list chunks, the labelling of a batch's frames), where a thread
-// started per batch costs far less than the batch's work.
+// A loop over n items spread on a few threads started for it: for work split once in a while
+// (the labelling of a batch's frames, a matrix file's pieces), where a thread started for it
+// costs far less than the work. The writer's list chunks, encoded batch after batch, go to
+// threads it keeps instead (hdf5/sparse_output.cpp).
 #pragma once
 #include <cstddef>
 #include <functional>
