@@ -1,14 +1,20 @@
 // integrate_tiles: powders = matrix @ frames, read from the batch's dense frames as they are.
 // One thread block takes one tile of 32 x 32 pixels. It copies the tile's matrix entries into
 // its shared memory once (when they fit), then, a pass of frames at a time (16, or 8 of 4-byte
-// pixels: 32 kB), loads the pass's tile of each frame beside them, rows of the tile side by
-// side (coalesced), and sums the tile's slots (tile_matrix.hpp: a slot is the tile's entries of
-// one bin): 4 threads a slot, each 4 frames, so that an entry's two loads serve 4 sums. Each
-// slot's sums go to partial[slot][frame]; reduce_tiles then adds each bin's slots in tile order.
+// pixels), loads the pass's tile of each frame beside them, coalesced along the frame's rows,
+// and stores it pixel by pixel: a pixel's frames side by side, so that one shared-memory load
+// gives a thread the 4 frames it sums (tile_matrix.hpp: a slot is the tile's entries of one bin;
+// 4 threads a slot, 2 of 4-byte pixels). Each slot's sums go to partial[slot][frame];
+// reduce_tiles then adds each bin's slots in tile order.
 // Shaped so because pixels near one another fall in few bins: a tile of an Eiger 4M frame has
 // about 55 slots (2,000 radial bins), so the frames are read once, in order, where summing bin by
 // bin gathers each pixel of every frame from wherever the matrix points. The entries are staged
-// because a warp's 8 slots read 8 places at once: from global memory, 8 cache lines a load.
+// because a warp's 8 slots read 8 places at once: from global memory, 8 cache lines a load. The
+// tile is stored pixel by pixel because the slots' loads are what bound the kernel: with the
+// frames one after another a thread's 4 frames were 4 loads, half their wavefronts repeated for
+// bank conflicts (Nsight Compute, stop 52). Integer pixels become f64 (f32) by setting a
+// mantissa's low bits and subtracting the exponent's value, not by a conversion, whose pipe
+// does a quarter of the f64 pipe's work a cycle.
 // No atomics: the sums do not depend on timing, and with integer weights (acc i64, and f64 of
 // exact fixed-point sums) they are exact.
 #include <type_traits>
@@ -31,41 +37,78 @@ __device__ O finished(A sum, double sum_to_f64) {
     else return O(sum) * sum_to_f64;
 }
 
-// Frames a thread sums, sharing each entry's loads among them.
+// A pixel's value as the sums' type, exactly. An integer of at most 32 bits is the low word of
+// 2^52 + v (offset by 2^31 when signed), less that: an integer op and an f64 add.
+template <class A, class T>
+__device__ inline A summand(T v) {
+    if constexpr (std::is_same<A, double>::value && std::is_integral<T>::value) {
+        if constexpr (std::is_unsigned<T>::value)
+            return __hiloint2double(0x43300000, static_cast<int>(static_cast<uint32_t>(v))) - 4503599627370496.0;
+        else
+            return __hiloint2double(0x43300000, static_cast<int>(static_cast<uint32_t>(static_cast<int32_t>(v)) ^ 0x80000000u)) -
+                   4503601774854144.0;  // 2^52 + 2^31
+    } else if constexpr (std::is_same<A, float>::value && std::is_integral<T>::value && sizeof(T) <= 2) {
+        // 2^23 + v (v offset by 2^15 when signed) is exact in a float's mantissa.
+        if constexpr (std::is_unsigned<T>::value)
+            return __int_as_float(0x4B000000 | static_cast<int>(v)) - 8388608.0f;
+        else
+            return __int_as_float(0x4B000000 | (static_cast<int>(v) + 0x8000)) - 8421376.0f;  // 2^23 + 2^15
+    } else {
+        return A(v);
+    }
+}
+
+// Frames a thread sums, from one load.
 constexpr unsigned kThreadFrames = 4;
 
-// The pass's frames f0.. of the tile into shared memory, kVec pixels a load (8 bytes where the
-// frame's rows keep 8-byte alignment, an Eiger 4M frame's 2,068 u16 pixels among them; one pixel
-// otherwise). A thread's loads are issued 8 at a time before it stores any: the kernel would
-// otherwise wait on each load's latency in turn.
+// The tile in shared memory: pixel p's pass of frames is record p, in 16-byte chunks (two, one
+// of 1-byte pixels). A chunk's place is its index with the low 3 bits XORed by bits 3-5, so that
+// the loader's 8 neighbouring threads, whose pixels' records are 128 bytes apart, store to 8
+// different 16-byte bank groups at once. The low 4 bits of a record's place are 0.
+template <class T>
+__device__ inline unsigned record_place(unsigned pixel) {
+    constexpr unsigned kChunks = bslz4_abi::tile_pass_frames(sizeof(T)) * sizeof(T) / 16;
+    const unsigned k = pixel * kChunks;
+    return (k ^ ((k >> 3) & 7)) << 4;
+}
+
+// The pass's frames f0.. of the tile into shared memory, pixel by pixel. A thread loads kVec
+// pixels of a row (8 bytes, or 4 pixels of 1-byte ones, where the frame's rows keep that
+// alignment, as an Eiger 4M frame's 2,068 pixels do; one pixel otherwise) of a chunk's frames,
+// all its loads issued before it stores any, then stores each pixel's chunk.
 template <class T, unsigned kVec>
 __device__ inline void load_tile(const T* dense, uint64_t dense_stride, uint32_t rows, uint32_t cols, uint32_t r0, uint32_t c0,
-                                 uint32_t f0, uint32_t n_frames, T* tile) {
+                                 uint32_t f0, uint32_t n_frames, uint8_t* tile) {
     struct alignas(sizeof(T) * kVec) Pixels {
         T v[kVec];
     };
-    constexpr unsigned kPass = bslz4_abi::tile_pass_frames(sizeof(T)), kStride = bslz4_abi::tile_row_stride(sizeof(T));
-    constexpr unsigned kRowLoads = kTileSide / kVec, kRowsAtOnce = kTileThreads / kRowLoads;
-    // The pass's kPass x kTileSide rows of the tile, kRowsAtOnce a round of loads.
-    constexpr unsigned kLoads = kPass * kTileSide / kRowsAtOnce, kBatch = kLoads < 8 ? kLoads : 8;
-    static_assert(kTileThreads % kRowLoads == 0 && (kPass * kTileSide) % kRowsAtOnce == 0 && kLoads % kBatch == 0, "whole batches");
-    const unsigned col = (threadIdx.x % kRowLoads) * kVec, row0 = threadIdx.x / kRowLoads;
-    const bool col_in = c0 + col < cols;  // kVec > 1: cols is a multiple of kVec, so all or none
+    struct alignas(16) Chunk {
+        T f[16 / sizeof(T)];
+    };
+    constexpr unsigned kPass = bslz4_abi::tile_pass_frames(sizeof(T)), kChunkFrames = 16 / sizeof(T);
+    constexpr unsigned kGroups = kTilePixels / (kTileThreads * kVec);
+    static_assert(kTilePixels % (kTileThreads * kVec) == 0 && kTileSide % kVec == 0 && kPass % kChunkFrames == 0, "whole loads");
+#pragma unroll 1
+    for (unsigned g = 0; g < kGroups; ++g) {
+        const unsigned p = (g * kTileThreads + threadIdx.x) * kVec, row = p / kTileSide, col = p % kTileSide;
+        // kVec > 1: cols is a multiple of kVec, so a load is all in the frame or all out
+        const bool in = c0 + col < cols && r0 + row < rows;
+        const T* at = dense + uint64_t(r0 + row) * cols + c0 + col;
+#pragma unroll 1
+        for (unsigned c = 0; c < kPass / kChunkFrames; ++c) {
+            Pixels v[kChunkFrames];
 #pragma unroll
-    for (unsigned b = 0; b < kLoads; b += kBatch) {
-        Pixels v[kBatch];
+            for (unsigned u = 0; u < kChunkFrames; ++u) {
+                const uint32_t f = f0 + c * kChunkFrames + u;
+                v[u] = in && f < n_frames ? *reinterpret_cast<const Pixels*>(at + uint64_t(f) * dense_stride) : Pixels{};
+            }
 #pragma unroll
-        for (unsigned u = 0; u < kBatch; ++u) {
-            const unsigned g = row0 + (b + u) * kRowsAtOnce, j = g / kTileSide, row = g % kTileSide;
-            if (col_in && r0 + row < rows && f0 + j < n_frames)
-                v[u] = *reinterpret_cast<const Pixels*>(dense + uint64_t(f0 + j) * dense_stride + uint64_t(r0 + row) * cols + c0 + col);
-            else
-                v[u] = Pixels{};
-        }
+            for (unsigned i = 0; i < kVec; ++i) {
+                Chunk out;
 #pragma unroll
-        for (unsigned u = 0; u < kBatch; ++u) {
-            const unsigned g = row0 + (b + u) * kRowsAtOnce, j = g / kTileSide, row = g % kTileSide;
-            *reinterpret_cast<Pixels*>(tile + j * kStride + row * kTileSide + col) = v[u];
+                for (unsigned u = 0; u < kChunkFrames; ++u) out.f[u] = v[u].v[i];
+                *reinterpret_cast<Chunk*>(tile + (record_place<T>(p + i) ^ (c << 4))) = out;
+            }
         }
     }
 }
@@ -74,68 +117,75 @@ template <class T, class A, class W>
 __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t rows, uint32_t cols, uint32_t tiles_x,
                                uint32_t n_frames, const uint32_t* tile_slot_first, const uint32_t* slot_entry_first,
                                const uint16_t* entry_pixel, const W* entry_weight, A* partial) {
-    constexpr unsigned kPass = bslz4_abi::tile_pass_frames(sizeof(T)), kStride = bslz4_abi::tile_row_stride(sizeof(T));
-    constexpr unsigned kSlotThreads = kPass / kThreadFrames;  // a slot's threads: thread q sums frames q, q + kSlotThreads, ...
+    struct alignas(sizeof(T) * kThreadFrames) Frames {
+        T v[kThreadFrames];
+    };
+    constexpr unsigned kPass = bslz4_abi::tile_pass_frames(sizeof(T));
+    constexpr unsigned kSlotThreads = kPass / kThreadFrames;  // a slot's threads: thread q sums frames 4q .. 4q + 3
     extern __shared__ __align__(16) uint8_t shared[];
-    T* tile = reinterpret_cast<T*>(shared);
-    W* staged_weight = reinterpret_cast<W*>(shared + kPass * kStride * sizeof(T));
-    uint16_t* staged_pixel = reinterpret_cast<uint16_t*>(staged_weight + kTileStagedEntries);
+    uint8_t* tile = shared;
+    W* staged_weight = reinterpret_cast<W*>(shared + kTilePixels * kPass * sizeof(T));
+    uint16_t* staged_place = reinterpret_cast<uint16_t*>(staged_weight + kTileStagedEntries);
     const uint32_t s0 = tile_slot_first[blockIdx.x], s1 = tile_slot_first[blockIdx.x + 1];
     if (s0 == s1) return;  // no entries here (a module gap): the whole block leaves
     const uint32_t r0 = blockIdx.x / tiles_x * kTileSide, c0 = blockIdx.x % tiles_x * kTileSide;
     const uint32_t items = (s1 - s0) * kSlotThreads;
-    // Frames start kDenseAlign bytes apart; their rows then keep 8-byte alignment when a row does.
-    const bool wide = (uint64_t(cols) * sizeof(T)) % 8 == 0 && (dense_stride * sizeof(T)) % 8 == 0;
+    // Frames start kDenseAlign bytes apart; a row's loads keep their alignment when cols does.
+    constexpr unsigned kWide = sizeof(T) == 1 ? 4 : 8 / sizeof(T);
+    const bool wide = cols % kWide == 0;
     // The tile's entries, into shared memory when they fit (a tile of an Eiger 4M frame whose
-    // pixels are split between two bins has 2,048); else read where they are.
+    // pixels are split between two bins has 2,048), each pixel as its record's place; else
+    // read where they are.
     const uint32_t e_first = slot_entry_first[s0], e_end = slot_entry_first[s1];
     const bool staged = e_end - e_first <= kTileStagedEntries;
     if (staged)
         for (uint32_t e = e_first + threadIdx.x; e < e_end; e += kTileThreads) {
             staged_weight[e - e_first] = entry_weight[e];
-            staged_pixel[e - e_first] = entry_pixel[e];
+            staged_place[e - e_first] = static_cast<uint16_t>(record_place<T>(entry_pixel[e]));
         }
-    const W* weight = staged ? staged_weight - e_first : entry_weight;
-    const uint16_t* pixel = staged ? staged_pixel - e_first : entry_pixel;
     for (uint32_t f0 = 0; f0 < n_frames; f0 += kPass) {
         if (wide)
-            load_tile<T, 8 / sizeof(T)>(dense, dense_stride, rows, cols, r0, c0, f0, n_frames, tile);
+            load_tile<T, kWide>(dense, dense_stride, rows, cols, r0, c0, f0, n_frames, tile);
         else
             load_tile<T, 1>(dense, dense_stride, rows, cols, r0, c0, f0, n_frames, tile);
         __syncthreads();
         for (uint32_t it = threadIdx.x; it < items; it += kTileThreads) {
             const uint32_t s = s0 + it / kSlotThreads;
             const unsigned q = it % kSlotThreads;
-            const T* frames = tile + q * kStride;
+            // The thread's frames within a record: a chunk, and a place in it (bits 0-3).
+            const unsigned own = q * kThreadFrames * sizeof(T);
+            const uint32_t e0 = slot_entry_first[s], e1 = slot_entry_first[s + 1];
             A sum[kThreadFrames];
 #pragma unroll
             for (unsigned u = 0; u < kThreadFrames; ++u) sum[u] = A(0);
-            const uint32_t e1 = slot_entry_first[s + 1];
-            uint32_t e = slot_entry_first[s];
-            for (; e + 2 <= e1; e += 2) {  // two entries' loads in flight, summed in order
-                const unsigned p0 = pixel[e], p1 = pixel[e + 1];
-                const A w0 = A(weight[e]), w1 = A(weight[e + 1]);
-                T v0[kThreadFrames], v1[kThreadFrames];
+            // Entries summed in order, two entries' loads in flight.
+            auto add = [&](auto place_of, auto weight_of) {
+                uint32_t e = e0;
+                for (; e + 2 <= e1; e += 2) {
+                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (place_of(e) ^ own));
+                    const Frames x1 = *reinterpret_cast<const Frames*>(tile + (place_of(e + 1) ^ own));
+                    const A w0 = A(weight_of(e)), w1 = A(weight_of(e + 1));
 #pragma unroll
-                for (unsigned u = 0; u < kThreadFrames; ++u) {
-                    v0[u] = frames[u * kSlotThreads * kStride + p0];
-                    v1[u] = frames[u * kSlotThreads * kStride + p1];
+                    for (unsigned u = 0; u < kThreadFrames; ++u) {
+                        sum[u] += w0 * summand<A>(x0.v[u]);
+                        sum[u] += w1 * summand<A>(x1.v[u]);
+                    }
                 }
+                if (e < e1) {
+                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (place_of(e) ^ own));
+                    const A w0 = A(weight_of(e));
 #pragma unroll
-                for (unsigned u = 0; u < kThreadFrames; ++u) {
-                    sum[u] += w0 * A(v0[u]);
-                    sum[u] += w1 * A(v1[u]);
+                    for (unsigned u = 0; u < kThreadFrames; ++u) sum[u] += w0 * summand<A>(x0.v[u]);
                 }
-            }
-            if (e < e1) {
-                const unsigned p0 = pixel[e];
-                const A w0 = A(weight[e]);
-#pragma unroll
-                for (unsigned u = 0; u < kThreadFrames; ++u) sum[u] += w0 * A(frames[u * kSlotThreads * kStride + p0]);
-            }
+            };
+            if (staged)
+                add([&](uint32_t e) { return unsigned(staged_place[e - e_first]); },
+                    [&](uint32_t e) { return staged_weight[e - e_first]; });
+            else
+                add([&](uint32_t e) { return record_place<T>(entry_pixel[e]); }, [&](uint32_t e) { return entry_weight[e]; });
 #pragma unroll
             for (unsigned u = 0; u < kThreadFrames; ++u) {
-                const uint32_t f = f0 + q + u * kSlotThreads;
+                const uint32_t f = f0 + q * kThreadFrames + u;
                 if (f < n_frames) partial[uint64_t(s) * n_frames + f] = sum[u];
             }
         }

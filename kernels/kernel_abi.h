@@ -40,12 +40,12 @@ constexpr unsigned kTileThreads = 256;
 constexpr unsigned kTileStagedEntries = 2560;
 constexpr unsigned kReduceWarps = 8;
 constexpr unsigned kTileLaunchFrames = 16;
-// integrate_tiles' shared memory: a pass of frames (32 kB of pixels: 16 frames, 8 of 4-byte
-// pixels), each frame's tile padded by 8 bytes, then the staged entries' weights and pixels.
+// integrate_tiles' shared memory: a pass of frames (16, 8 of 4-byte pixels) of the tile, pixel by
+// pixel (a pixel's pass of frames side by side: 32 bytes, 16 of 1-byte pixels), then the staged
+// entries' weights and their pixels' places in the tile.
 BSLZ4_ABI_FUNCTION unsigned tile_pass_frames(unsigned pixel_bytes) { return pixel_bytes == 4 ? 8 : 16; }
-BSLZ4_ABI_FUNCTION unsigned tile_row_stride(unsigned pixel_bytes) { return kTilePixels + 8 / pixel_bytes; }
 BSLZ4_ABI_FUNCTION unsigned tile_shared_bytes(unsigned pixel_bytes, unsigned weight_bytes) {
-    return tile_pass_frames(pixel_bytes) * tile_row_stride(pixel_bytes) * pixel_bytes + kTileStagedEntries * (weight_bytes + 2);
+    return kTilePixels * tile_pass_frames(pixel_bytes) * pixel_bytes + kTileStagedEntries * (weight_bytes + 2);
 }
 // The decode kernel lists up to this many pixels of a tile itself, into the tile's staging
 // slots (tile_staging.cuh); the write kernel then only copies them.
