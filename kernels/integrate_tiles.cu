@@ -58,13 +58,17 @@ __device__ inline A summand(T v) {
     }
 }
 
-// Frames a thread sums, from one load.
+// Frames a thread sums, from one load: thread q of a slot's sums frames q, q + kSlotThreads, ...,
+// so that a slot's threads write each round of their sums to neighbouring frames.
 constexpr unsigned kThreadFrames = 4;
+template <class T>
+constexpr unsigned kSlotThreads = bslz4_abi::tile_pass_frames(sizeof(T)) / kThreadFrames;
 
 // The tile in shared memory: pixel p's pass of frames is record p, in 16-byte chunks (two, one
-// of 1-byte pixels). A chunk's place is its index with the low 3 bits XORed by bits 3-5, so that
-// the loader's 8 neighbouring threads, whose pixels' records are 128 bytes apart, store to 8
-// different 16-byte bank groups at once. The low 4 bits of a record's place are 0.
+// of 1-byte pixels), the frames in the order the slots' threads take them: thread q's first.
+// A chunk's place is its index with the low 3 bits XORed by bits 3-5, so that the loader's 8
+// neighbouring threads, whose pixels' records are 128 bytes apart, store to 8 different 16-byte
+// bank groups at once. The low 4 bits of a record's place are 0.
 template <class T>
 __device__ inline unsigned record_place(unsigned pixel) {
     constexpr unsigned kChunks = bslz4_abi::tile_pass_frames(sizeof(T)) * sizeof(T) / 16;
@@ -99,7 +103,9 @@ __device__ inline void load_tile(const T* dense, uint64_t dense_stride, uint32_t
             Pixels v[kChunkFrames];
 #pragma unroll
             for (unsigned u = 0; u < kChunkFrames; ++u) {
-                const uint32_t f = f0 + c * kChunkFrames + u;
+                // the frame at this place in the record
+                const unsigned at_place = c * kChunkFrames + u;
+                const uint32_t f = f0 + at_place % kThreadFrames * kSlotThreads<T> + at_place / kThreadFrames;
                 v[u] = in && f < n_frames ? *reinterpret_cast<const Pixels*>(at + uint64_t(f) * dense_stride) : Pixels{};
             }
 #pragma unroll
@@ -120,16 +126,20 @@ __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t r
     struct alignas(sizeof(T) * kThreadFrames) Frames {
         T v[kThreadFrames];
     };
-    constexpr unsigned kPass = bslz4_abi::tile_pass_frames(sizeof(T));
-    constexpr unsigned kSlotThreads = kPass / kThreadFrames;  // a slot's threads: thread q sums frames 4q .. 4q + 3
+    // A staged entry: its weight and its pixel's record place, one load.
+    struct alignas(2 * sizeof(W)) Staged {
+        W weight;
+        uint32_t place;
+    };
+    static_assert(sizeof(Staged) == 2 * sizeof(W), "tile_shared_bytes' size of a staged entry");
+    constexpr unsigned kPass = bslz4_abi::tile_pass_frames(sizeof(T)), kSlot = kSlotThreads<T>;
     extern __shared__ __align__(16) uint8_t shared[];
     uint8_t* tile = shared;
-    W* staged_weight = reinterpret_cast<W*>(shared + kTilePixels * kPass * sizeof(T));
-    uint16_t* staged_place = reinterpret_cast<uint16_t*>(staged_weight + kTileStagedEntries);
+    Staged* staged_entry = reinterpret_cast<Staged*>(shared + kTilePixels * kPass * sizeof(T));
     const uint32_t s0 = tile_slot_first[blockIdx.x], s1 = tile_slot_first[blockIdx.x + 1];
     if (s0 == s1) return;  // no entries here (a module gap): the whole block leaves
     const uint32_t r0 = blockIdx.x / tiles_x * kTileSide, c0 = blockIdx.x % tiles_x * kTileSide;
-    const uint32_t items = (s1 - s0) * kSlotThreads;
+    const uint32_t items = (s1 - s0) * kSlot;
     // Frames start kDenseAlign bytes apart; a row's loads keep their alignment when cols does.
     constexpr unsigned kWide = sizeof(T) == 1 ? 4 : 8 / sizeof(T);
     const bool wide = cols % kWide == 0;
@@ -139,10 +149,8 @@ __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t r
     const uint32_t e_first = slot_entry_first[s0], e_end = slot_entry_first[s1];
     const bool staged = e_end - e_first <= kTileStagedEntries;
     if (staged)
-        for (uint32_t e = e_first + threadIdx.x; e < e_end; e += kTileThreads) {
-            staged_weight[e - e_first] = entry_weight[e];
-            staged_place[e - e_first] = static_cast<uint16_t>(record_place<T>(entry_pixel[e]));
-        }
+        for (uint32_t e = e_first + threadIdx.x; e < e_end; e += kTileThreads)
+            staged_entry[e - e_first] = Staged{entry_weight[e], record_place<T>(entry_pixel[e])};
     for (uint32_t f0 = 0; f0 < n_frames; f0 += kPass) {
         if (wide)
             load_tile<T, kWide>(dense, dense_stride, rows, cols, r0, c0, f0, n_frames, tile);
@@ -150,8 +158,8 @@ __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t r
             load_tile<T, 1>(dense, dense_stride, rows, cols, r0, c0, f0, n_frames, tile);
         __syncthreads();
         for (uint32_t it = threadIdx.x; it < items; it += kTileThreads) {
-            const uint32_t s = s0 + it / kSlotThreads;
-            const unsigned q = it % kSlotThreads;
+            const uint32_t s = s0 + it / kSlot;
+            const unsigned q = it % kSlot;
             // The thread's frames within a record: a chunk, and a place in it (bits 0-3).
             const unsigned own = q * kThreadFrames * sizeof(T);
             const uint32_t e0 = slot_entry_first[s], e1 = slot_entry_first[s + 1];
@@ -159,12 +167,13 @@ __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t r
 #pragma unroll
             for (unsigned u = 0; u < kThreadFrames; ++u) sum[u] = A(0);
             // Entries summed in order, two entries' loads in flight.
-            auto add = [&](auto place_of, auto weight_of) {
+            auto add = [&](auto entry_at) {
                 uint32_t e = e0;
                 for (; e + 2 <= e1; e += 2) {
-                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (place_of(e) ^ own));
-                    const Frames x1 = *reinterpret_cast<const Frames*>(tile + (place_of(e + 1) ^ own));
-                    const A w0 = A(weight_of(e)), w1 = A(weight_of(e + 1));
+                    const Staged a = entry_at(e), b = entry_at(e + 1);
+                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (a.place ^ own));
+                    const Frames x1 = *reinterpret_cast<const Frames*>(tile + (b.place ^ own));
+                    const A w0 = A(a.weight), w1 = A(b.weight);
 #pragma unroll
                     for (unsigned u = 0; u < kThreadFrames; ++u) {
                         sum[u] += w0 * summand<A>(x0.v[u]);
@@ -172,20 +181,20 @@ __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t r
                     }
                 }
                 if (e < e1) {
-                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (place_of(e) ^ own));
-                    const A w0 = A(weight_of(e));
+                    const Staged a = entry_at(e);
+                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (a.place ^ own));
+                    const A w0 = A(a.weight);
 #pragma unroll
                     for (unsigned u = 0; u < kThreadFrames; ++u) sum[u] += w0 * summand<A>(x0.v[u]);
                 }
             };
             if (staged)
-                add([&](uint32_t e) { return unsigned(staged_place[e - e_first]); },
-                    [&](uint32_t e) { return staged_weight[e - e_first]; });
+                add([&](uint32_t e) { return staged_entry[e - e_first]; });
             else
-                add([&](uint32_t e) { return record_place<T>(entry_pixel[e]); }, [&](uint32_t e) { return entry_weight[e]; });
+                add([&](uint32_t e) { return Staged{entry_weight[e], record_place<T>(entry_pixel[e])}; });
 #pragma unroll
             for (unsigned u = 0; u < kThreadFrames; ++u) {
-                const uint32_t f = f0 + q * kThreadFrames + u;
+                const uint32_t f = f0 + q + u * kSlot;
                 if (f < n_frames) partial[uint64_t(s) * n_frames + f] = sum[u];
             }
         }

@@ -42,10 +42,10 @@ constexpr unsigned kReduceWarps = 8;
 constexpr unsigned kTileLaunchFrames = 16;
 // integrate_tiles' shared memory: a pass of frames (16, 8 of 4-byte pixels) of the tile, pixel by
 // pixel (a pixel's pass of frames side by side: 32 bytes, 16 of 1-byte pixels), then the staged
-// entries' weights and their pixels' places in the tile.
+// entries: a weight and its pixel's place in the tile, padded to twice the weight's bytes.
 BSLZ4_ABI_FUNCTION unsigned tile_pass_frames(unsigned pixel_bytes) { return pixel_bytes == 4 ? 8 : 16; }
 BSLZ4_ABI_FUNCTION unsigned tile_shared_bytes(unsigned pixel_bytes, unsigned weight_bytes) {
-    return kTilePixels * tile_pass_frames(pixel_bytes) * pixel_bytes + kTileStagedEntries * (weight_bytes + 2);
+    return kTilePixels * tile_pass_frames(pixel_bytes) * pixel_bytes + kTileStagedEntries * 2 * weight_bytes;
 }
 // The decode kernel lists up to this many pixels of a tile itself, into the tile's staging
 // slots (tile_staging.cuh); the write kernel then only copies them.
