@@ -52,3 +52,15 @@ TEST_CASE("a block size the encoder cannot use is refused", "[roundtrip]") {
     REQUIRE_THROWS_WITH(encode_chunk(raw, 2, {Codec::lz4, 24, 3}), Catch::Contains("not a multiple of 8 x 2"));
     REQUIRE_THROWS_WITH(encode_chunk(ByteView(raw.data(), 63), 2), Catch::Contains("not a whole number"));
 }
+
+TEST_CASE("a chunk that codes a large frame small keeps no room of the frame's size", "[roundtrip]") {
+    // A detector frame of zeros (8.9 MB of u16) codes to a few kB; a stack of such chunks held
+    // room of the frame's size each, as the encoder reserves for the worst case.
+    const std::vector<std::uint16_t> zeros(2162 * 2068, 0);
+    for (Codec codec : {Codec::lz4, Codec::zstd}) {
+        const auto chunk = encode_chunk(ByteView{reinterpret_cast<const std::uint8_t*>(zeros.data()), zeros.size() * 2}, 2, {codec, 0, 3});
+        INFO(codec_name(codec) << ": " << chunk.size() << " bytes in " << chunk.capacity());
+        REQUIRE(chunk.size() < 100000);
+        REQUIRE(chunk.capacity() - chunk.size() <= (std::size_t{1} << 20));
+    }
+}

@@ -11,6 +11,12 @@
 
 namespace bslz4 {
 
+namespace {
+// Spare room a returned chunk may keep: more than a list chunk's whole size (the sparse
+// writer's are 32 kB), so that those, coded and written at once, are never copied.
+constexpr std::size_t kMostSpareBytes = std::size_t{1} << 20;
+}  // namespace
+
 std::vector<std::uint8_t> encode_chunk(ByteView raw, std::size_t elem_size, const EncodeOptions& options) {
     if (elem_size == 0 || elem_size > 16)
         throw Error(ErrorCode::bad_argument,
@@ -52,6 +58,9 @@ std::vector<std::uint8_t> encode_chunk(ByteView raw, std::size_t elem_size, cons
         detail::store_be32(out.data() + at, static_cast<std::uint32_t>(out.size() - at - kBlockHeaderBytes));
     }
     out.insert(out.end(), raw.data + shuffled * elem_size, raw.data + raw.size);
+    // The room reserved is about the frame's size, and a chunk kept (a stack of frames) would
+    // hold it: give back what is over a small chunk's size, a copy of the coded bytes.
+    if (out.capacity() - out.size() > kMostSpareBytes) out.shrink_to_fit();
     return out;
 }
 

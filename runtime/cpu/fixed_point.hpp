@@ -45,9 +45,7 @@ inline std::int64_t fixed_weight(float w, double power) {
     return whole + (fraction >= 0.5) - (fraction <= -0.5);
 }
 
-// round(weight x 2^scale_log2) for each of m's weights (on several threads: matrix_passes.hpp).
-std::vector<std::int64_t> fixed_weights(const IntegrationMatrix& m, int scale_log2);
-// `m` with those fixed weights and powder_scale 2^scale_log2.
+// `m` with fixed weights round(weight x 2^scale_log2) and powder_scale 2^scale_log2.
 IntegrationMatrix at_scale(IntegrationMatrix m, int scale_log2);
 
 }  // namespace bslz4::detail

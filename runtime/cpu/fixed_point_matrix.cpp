@@ -220,6 +220,9 @@ ExactSumScale exact_sum_scale(const IntegrationMatrix& folded, PixelType type, A
     return {true, std::min(scale_log2, std::max(0, least))};
 }
 
+namespace {
+
+// round(weight x 2^scale_log2) for each of m's weights, on several threads (matrix_passes.hpp).
 std::vector<std::int64_t> fixed_weights(const IntegrationMatrix& m, int scale_log2) {
     std::vector<std::int64_t> fixed;
     size_for_overwrite(fixed, m.weight.size());
@@ -229,6 +232,8 @@ std::vector<std::int64_t> fixed_weights(const IntegrationMatrix& m, int scale_lo
     });
     return fixed;
 }
+
+}  // namespace
 
 IntegrationMatrix at_scale(IntegrationMatrix m, int scale_log2) {
     m.powder_scale = std::ldexp(1.0, scale_log2);

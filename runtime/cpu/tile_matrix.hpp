@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "bslz4/integration_matrix.hpp"
-#include "matrix_passes.hpp"
 
 namespace bslz4::detail {
 
