@@ -424,6 +424,29 @@ TEST_CASE("bslz4 sparse on a scan PyPI's hdf5plugin wrote with Bitshuffle(cname=
     CHECK(got.intensity == want.intensity);
 }
 
+TEST_CASE("bslz4 sparse --matrix on the GPU, its objects made before the matrix is read, writes the CPU's powders bit "
+          "for bit, over whole batches and a short last one",
+          "[gpu][sparse][integrate]") {
+    const std::size_t ni = 131, nj = 190, frames = 64 * 3 + 21;
+    std::vector<std::vector<std::uint8_t>> chunks;
+    for (std::uint32_t f = 0; f < frames; ++f) chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, PixelType::u16, f % 7), 2));
+    const std::string scan = test::temp_path("in_place_scan.h5"), mat = test::temp_path("in_place_matrix.h5");
+    tool::write_scan(scan, ni, nj, PixelType::u16, frames, {}, chunks);
+    // 1,100 bins: a batch's rows are 563 kB, copied from the staging in pieces
+    tool::write_matrix(mat, "csr", normalise_matrix(test::random_csr(1100, ni * nj, 2.0, 41).input()));
+    const std::string cpu_out = test::temp_path("in_place_cpu.h5"), gpu_out = test::temp_path("in_place_gpu.h5");
+    run_job(scan, cpu_out, tool::SparseJob::Where::cpu, {}, OnError::throw_first, mat + ":csr");
+    const tool::SparseSummary gpu = run_job(scan, gpu_out, tool::SparseJob::Where::gpu, {0}, OnError::throw_first, mat + ":csr");
+    CHECK(gpu.frames == frames);
+    const auto want = test::H5Reader(cpu_out).dataset<std::int64_t>("/entry/data/data/powder", H5T_NATIVE_INT64);
+    const auto got = test::H5Reader(gpu_out).dataset<std::int64_t>("/entry/data/data/powder", H5T_NATIVE_INT64);
+    REQUIRE(want.size() == frames * 1100);
+    CHECK(got == want);
+    const SparseFile a = read_sparse(cpu_out), b = read_sparse(gpu_out);
+    CHECK(b.nnz == a.nnz);
+    CHECK(b.intensity == a.intensity);
+}
+
 TEST_CASE("bslz4 sparse --on-error skip on the GPU writes what the CPU writes: the same good frames and powders, the "
           "same bad frames with the same codes and messages",
           "[gpu][devices][sparse][bad-frames]") {

@@ -100,6 +100,47 @@ TEST_CASE("GPU powders equal the CPU's for every type, acc and mask; random matr
     }
 }
 
+TEST_CASE("a CSC object made from a lists object integrates as one made whole, keeps its options and top pixels, and a "
+          "refused matrix leaves the lists object listing",
+          "[gpu][integrate]") {
+    const std::size_t ni = 100, nj = 97, n = ni * nj;
+    const Stack s = eiger_stack(ni, nj, PixelType::u16, 70);
+    const auto mask = test::random_mask(n, 13);
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(211, n, 2.0, 5).input());
+    const cuda::Chunk2SparseOptions o{7, 3, cuda::Unblock::gpu, -1, Codec::lz4};
+    for (Accumulator acc : {Accumulator::f64, Accumulator::i64}) {
+        INFO(accumulator_name(acc));
+        const IntegrationMatrix use = acc == Accumulator::i64 ? fixed_point_matrix(m, PixelType::u16) : m;
+        cuda::Chunk2SparseCSC whole(mask, ni, nj, PixelType::u16, use, acc, o);
+        cuda::Chunk2Sparse lists(mask, ni, nj, PixelType::u16, o);
+        lists.reserve(16, 30000);  // buffers grown before the matrix came: the powders' grown at the call
+        require_same(lists.multi(s.views(), 3.0), whole.multi(s.views(), 3.0).sparse);  // a call before, as a lists object
+        cuda::Chunk2SparseCSC made(std::move(lists), use, acc);
+        REQUIRE(made.batch() == whole.batch());  // the options' sizes, as the lists object chose them
+        REQUIRE(made.group() == whole.group());
+        REQUIRE(made.bins() == 211);
+        const IntegratedBatch w = whole.multi(s.views(), 3.0), g = made.multi(s.views(), 3.0);
+        require_same(g.sparse, w.sparse);
+        require_close(g.powder, w.powder);
+        REQUIRE(test::code_thrown_by([&] { cuda::Chunk2SparseCSC again(std::move(lists), use, acc); }) == ErrorCode::bad_argument);
+    }
+    // A matrix of the wrong size, or a float matrix for acc i64: refused, the lists object whole.
+    cuda::Chunk2Sparse lists(mask, ni, nj, PixelType::u16, o);
+    lists.set_top_pixels(40);
+    const SparseBatch want = lists.multi(s.views(), 3.0);
+    const IntegrationMatrix wrong = normalise_matrix(test::random_csr(5, n - 1, 2.0, 6).input());
+    REQUIRE(test::code_thrown_by([&] { cuda::Chunk2SparseCSC x(std::move(lists), wrong); }) == ErrorCode::bad_matrix);
+    REQUIRE(test::code_thrown_by([&] { cuda::Chunk2SparseCSC x(std::move(lists), m, Accumulator::i64); }) == ErrorCode::bad_matrix);
+    require_same(lists.multi(s.views(), 3.0), want);
+    // The top-pixels rule goes with the engine: the CSC object's lists are the 40 brightest.
+    cuda::Chunk2SparseCSC top(std::move(lists), m);
+    bslz4::Chunk2SparseCSC cpu(mask, ni, nj, PixelType::u16, m);
+    cpu.set_top_pixels(40);
+    const IntegratedBatch c = cpu.multi(s.views(), 3.0), g = top.multi(s.views(), 3.0);
+    require_same(g.sparse, c.sparse);
+    require_close(g.powder, c.powder);
+}
+
 TEST_CASE("integrate and decompress leave their results on the GPU, in arrays the caller owns", "[gpu][integrate]") {
     const std::size_t ni = 50, nj = 64, n = ni * nj;
     const Stack s = eiger_stack(ni, nj, PixelType::u16, 21);

@@ -12,6 +12,12 @@ Chunk2SparseCSC::Chunk2SparseCSC(ByteView mask, std::size_t ni, std::size_t nj, 
     : state_(make_engine(mask, ni, nj, pixel_type, options)) {
     state_->add_matrix(matrix, acc);
 }
+
+Chunk2SparseCSC::Chunk2SparseCSC(Chunk2Sparse&& lists, const IntegrationMatrix& matrix, Accumulator acc) {
+    if (!lists.state_) throw Error(ErrorCode::bad_argument, "Chunk2SparseCSC: the Chunk2Sparse given was moved from");
+    lists.state_->add_matrix(matrix, acc);  // throws before anything changes, so lists keeps its engine
+    state_ = std::move(lists.state_);
+}
 Chunk2SparseCSC::~Chunk2SparseCSC() = default;
 Chunk2SparseCSC::Chunk2SparseCSC(Chunk2SparseCSC&&) noexcept = default;
 Chunk2SparseCSC& Chunk2SparseCSC::operator=(Chunk2SparseCSC&&) noexcept = default;

@@ -135,8 +135,16 @@ void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
     powder_spec_.scale = m.fixed_point() ? m.powder_scale : 1;
     powder_spec_.fixed_sums = prepared.fixed_sums;
     powder_spec_.sum_to_f64 = prepared.fixed_sums && a == Accumulator::f64 ? 1 / prepared.powder_scale : 1;
-    kernels_.add_matrix(*module_);
-    for (GroupSlot& s : slots_) s.add_powders(kernels_.partial_bytes());
+    try {
+        kernels_.add_matrix(*module_);
+        for (GroupSlot& s : slots_) s.add_powders(kernels_.partial_bytes());
+    } catch (...) {
+        // Out of memory for the partial sums: the engine lists as it did (a lists object's,
+        // handed to Chunk2SparseCSC, stays whole).
+        powder_spec_ = PowderSpec();
+        for (GroupSlot& s : slots_) s.partial = DeviceBuffer();
+        throw;
+    }
 }
 
 void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in, std::size_t first, std::size_t count,

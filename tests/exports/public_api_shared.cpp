@@ -125,6 +125,8 @@ void gpu_side() {
         check(dense.to_host() == frame_bytes(), "DeviceArray holds the frame");
         bslz4::cuda::Chunk2SparseCSC csc(mask, kNi, kNj, bslz4::PixelType::u16, two_bins());
         check(csc.bins() == 2, "cuda::Chunk2SparseCSC");
+        bslz4::cuda::Chunk2SparseCSC taken(std::move(gpu), two_bins());
+        check(taken.bins() == 2, "cuda::Chunk2SparseCSC of a Chunk2Sparse");
         bslz4::cuda::PinnedHostMemory pinned(1024);
         check(pinned.size() == 1024, "PinnedHostMemory");
         bslz4::cuda::PeakLabeller labeller;

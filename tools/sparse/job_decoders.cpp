@@ -81,17 +81,21 @@ std::shared_ptr<ChunkDecoder> reserved_gpu_decoder(std::string name, std::shared
     return std::make_shared<ObjectDecoder<Object>>(std::move(name), std::move(o), cut);
 }
 
+// The object is made before the matrix is waited for (its context, kernels and buffers: some 30
+// ms, more for a GPU's first), and the matrix added once read: the making hides behind the
+// matrix's read, not after it.
 std::shared_ptr<ChunkDecoder> make_gpu_decoder(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use,
-                                               const IntegrationMatrix* matrix, int device,
+                                               const std::shared_future<const IntegrationMatrix*>& matrix_read, int device,
                                                const std::shared_future<std::size_t>& batch_bytes) {
     cuda::Chunk2SparseOptions o{0, 0, cuda::Unblock::gpu, device, scan.codec, job.on_error};
     o.howmany = job.howmany;
     o.thresholds = job.thresholds;
     const std::string name = "GPU " + std::to_string(device);
-    return matrix ? reserved_gpu_decoder(name, std::make_shared<cuda::Chunk2SparseCSC>(use, scan.ni, scan.nj, scan.type, *matrix, job.acc, o),
-                                         job.cut, batch_bytes, job.pinned_ring)
-                  : reserved_gpu_decoder(name, std::make_shared<cuda::Chunk2Sparse>(use, scan.ni, scan.nj, scan.type, o), job.cut,
-                                         batch_bytes, job.pinned_ring);
+    cuda::Chunk2Sparse lists(use, scan.ni, scan.nj, scan.type, o);
+    if (const IntegrationMatrix* matrix = matrix_read.get())
+        return reserved_gpu_decoder(name, std::make_shared<cuda::Chunk2SparseCSC>(std::move(lists), *matrix, job.acc), job.cut,
+                                    batch_bytes, job.pinned_ring);
+    return reserved_gpu_decoder(name, std::make_shared<cuda::Chunk2Sparse>(std::move(lists)), job.cut, batch_bytes, job.pinned_ring);
 }
 #endif
 
@@ -183,14 +187,13 @@ DecodersInTheMaking::DecodersInTheMaking(const SparseJob& job, const ScanInput& 
     try {
         for (const int device : where.decoders) {
             made_.push_back(std::async(std::launch::async, [&job, &scan, &use, matrix_read, device, batch_bytes, this] {
-                const IntegrationMatrix* matrix = matrix_read.get();
 #if BSLZ4_HAVE_CUDA
-                std::shared_ptr<ChunkDecoder> d = device >= 0 ? make_gpu_decoder(job, scan, use, matrix, device, batch_bytes)
-                                                              : make_cpu_decoder(job, scan, use, matrix);
+                std::shared_ptr<ChunkDecoder> d = device >= 0 ? make_gpu_decoder(job, scan, use, matrix_read, device, batch_bytes)
+                                                              : make_cpu_decoder(job, scan, use, matrix_read.get());
 #else
                 (void)batch_bytes;
                 (void)device;
-                std::shared_ptr<ChunkDecoder> d = make_cpu_decoder(job, scan, use, matrix);
+                std::shared_ptr<ChunkDecoder> d = make_cpu_decoder(job, scan, use, matrix_read.get());
 #endif
                 const double s = seconds_since(t0_);
                 std::lock_guard<std::mutex> lock(m_);

@@ -68,7 +68,8 @@ MakeSlotMemory slot_memory(const SparseJob& job, const Placement& where);
 // the kernels and takes its buffers, then grows them for the largest batch once the chunk index
 // says how large: fixed costs worth hiding behind the index's read and the first batches' reads),
 // each GPU's at the same time as the others'. They wait for the matrix (read while the first
-// batches are) and for the index's largest batch.
+// batches are; a GPU object is made first and takes the matrix once it is read) and for the
+// index's largest batch.
 class DecodersInTheMaking {
 public:
     DecodersInTheMaking(const SparseJob& job, const ScanInput& scan, const std::vector<std::uint8_t>& use, const Placement& where);

@@ -132,6 +132,7 @@ public:
     double time_on_device(const std::vector<ByteView>& chunks, double cut, unsigned repeats);
 
 private:
+    friend class Chunk2SparseCSC;  // which may take over an object's engine (its matrix added)
     std::unique_ptr<detail::GpuEngine> state_;
 };
 
