@@ -425,7 +425,7 @@ TEST_CASE("bslz4 sparse on a scan PyPI's hdf5plugin wrote with Bitshuffle(cname=
 }
 
 TEST_CASE("bslz4 sparse --matrix on the GPU, its objects made before the matrix is read, writes the CPU's powders bit "
-          "for bit, over whole batches and a short last one",
+          "for bit, over whole batches and a short last one; two objects more only where a batch's powders are large",
           "[gpu][sparse][integrate]") {
     const std::size_t ni = 131, nj = 190, frames = 64 * 3 + 21;
     std::vector<std::vector<std::uint8_t>> chunks;
@@ -438,6 +438,7 @@ TEST_CASE("bslz4 sparse --matrix on the GPU, its objects made before the matrix 
     run_job(scan, cpu_out, tool::SparseJob::Where::cpu, {}, OnError::throw_first, mat + ":csr");
     const tool::SparseSummary gpu = run_job(scan, gpu_out, tool::SparseJob::Where::gpu, {0}, OnError::throw_first, mat + ":csr");
     CHECK(gpu.frames == frames);
+    CHECK(gpu.decoder_threads == 2);  // 563 kB of powders a batch: the objects of a job without a matrix
     const auto want = test::H5Reader(cpu_out).dataset<std::int64_t>("/entry/data/data/powder", H5T_NATIVE_INT64);
     const auto got = test::H5Reader(gpu_out).dataset<std::int64_t>("/entry/data/data/powder", H5T_NATIVE_INT64);
     REQUIRE(want.size() == frames * 1100);
@@ -445,6 +446,15 @@ TEST_CASE("bslz4 sparse --matrix on the GPU, its objects made before the matrix 
     const SparseFile a = read_sparse(cpu_out), b = read_sparse(gpu_out);
     CHECK(b.nnz == a.nnz);
     CHECK(b.intensity == a.intensity);
+    // 20,000 bins of int64: 10 MB of powders a batch, written on the decoders' threads: two more
+    const std::string wide = test::temp_path("in_place_wide.h5");
+    tool::write_matrix(wide, "csr", normalise_matrix(test::random_csr(20000, ni * nj, 1.0, 43).input()));
+    run_job(scan, cpu_out, tool::SparseJob::Where::cpu, {}, OnError::throw_first, wide + ":csr");
+    const tool::SparseSummary many = run_job(scan, gpu_out, tool::SparseJob::Where::gpu, {0}, OnError::throw_first, wide + ":csr");
+    CHECK(many.decoder_threads == 4);
+    CHECK(test::H5Reader(gpu_out).dataset<std::int64_t>("/entry/data/data/powder", H5T_NATIVE_INT64) ==
+          test::H5Reader(cpu_out).dataset<std::int64_t>("/entry/data/data/powder", H5T_NATIVE_INT64));
+    for (const std::string& f : {scan, mat, wide, cpu_out, gpu_out}) std::remove(f.c_str());
 }
 
 TEST_CASE("bslz4 sparse --on-error skip on the GPU writes what the CPU writes: the same good frames and powders, the "

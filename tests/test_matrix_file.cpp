@@ -204,3 +204,35 @@ TEST_CASE("bin normalisation is each bin's sum of weight x correction over the p
         CHECK(got[b] == sum);
     }
 }
+
+TEST_CASE("a matrix file's bins are told from its shape or its CSR indptr without reading it; where that does not "
+          "tell, or the file cannot, the answer is 0, never a guess",
+          "[matrix-file]") {
+    const test::RawMatrix raw = test::random_csr(kBins, kPixels, 2.0, 9);
+    CHECK(tool::matrix_file_bins(matrix_file("bins_csr.h5", raw, H5T_NATIVE_INT32), kPixels) == kBins);
+    CHECK(tool::matrix_file_bins(matrix_file("bins_csr.h5", raw, H5T_NATIVE_INT32), 0) == kBins);
+    const std::string with_shape = temp_path("bins_shape.h5");
+    {
+        const tool::h5::Handle file = tool::h5::create_file(with_shape);
+        test::write_matrix_arrays(file.get(), "m", raw, true);
+    }
+    CHECK(tool::matrix_file_bins(with_shape + ":/m", kPixels) == kBins);
+    // CSC without the attribute: indptr runs over the pixels, and the bins are the largest index + 1
+    test::RawMatrix csc = raw;
+    csc.indptr.assign(kPixels + 1, 0);
+    csc.indices.clear();
+    csc.data.clear();
+    CHECK(tool::matrix_file_bins(matrix_file("bins_csc.h5", csc, H5T_NATIVE_INT32), kPixels) == 0);
+    CHECK(tool::matrix_file_bins(temp_path("bins_missing.h5") + ":/m", kPixels) == 0);
+    CHECK(tool::matrix_file_bins(with_shape + ":/nothing", kPixels) == 0);
+    CHECK(tool::matrix_file_bins("no colon", kPixels) == 0);
+    const std::string junk = temp_path("bins_junk.h5");
+    {
+        std::FILE* f = std::fopen(junk.c_str(), "wb");
+        REQUIRE(f != nullptr);
+        std::fputs("not HDF5", f);
+        std::fclose(f);
+    }
+    CHECK(tool::matrix_file_bins(junk + ":/m", kPixels) == 0);
+    for (const char* name : {"bins_csr.h5", "bins_shape.h5", "bins_csc.h5", "bins_junk.h5"}) std::remove(temp_path(name).c_str());
+}

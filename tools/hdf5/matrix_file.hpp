@@ -47,6 +47,13 @@ struct MatrixFile {
 // Error too. Every error names the file and the group.
 MatrixFile read_matrix_file(const std::string& spec, std::size_t frame_pixels = 0);
 
+// The bins of the matrix at `spec`, as its shape attribute or the length of its indptr says,
+// without reading its arrays (for the job's placement, before the matrix is read); 0 where that
+// does not tell (a CSC matrix without the attribute, whose bins are its largest index + 1) or
+// the file cannot say (missing, damaged: read_matrix_file, which the job calls next, then says
+// what is wrong). h5::Lock held.
+std::size_t matrix_file_bins(const std::string& spec, std::size_t frame_pixels);
+
 // Each bin's pyFAI sum_normalization: sum(weight x correction) over the pixels `use` keeps
 // (nonzero), in float64, in the matrix's order (the order its sums take).
 std::vector<double> bin_normalisation(const IntegrationMatrix& m, const std::vector<float>& correction,

@@ -7,6 +7,9 @@
 #include "bslz4/chunk2sparse_csc.hpp"
 #include "bslz4/cpu_count.hpp"
 #include "bslz4/error.hpp"
+#include "bslz4/powder.hpp"
+#include "hdf5/hdf5_file.hpp"
+#include "hdf5/matrix_file.hpp"
 
 #if BSLZ4_HAVE_CUDA
 #include "bslz4/cuda/chunk2sparse.hpp"
@@ -134,7 +137,23 @@ constexpr unsigned kMoreObjectsWithPeaks = 1;
 // takes this many more decoder objects a GPU. H200, dense 2,000-frame scan, one run each: with
 // the 1,500 x 72 matrix, 4 objects against 2: steady 5,584 against 3,738 frames/s (0.97 and 0.52
 // x the read rate), whole call 0.76 and 0.81 s; with 2,000 bins, 0.92 and 0.91 x the read rate.
+// Only where a batch's powders are this large: each object more costs its making, its share of
+// the ring and its giving back (14 ms a matrix object after the job, H200 host), and a 2,000-bin
+// batch's powders are 1 MB. A matrix whose bins its file does not say counts as large.
 constexpr unsigned kMoreObjectsWithMatrix = 2;
+constexpr std::size_t kLargePowderBatchBytes = std::size_t{8} << 20;
+
+namespace {
+
+bool large_powders(const SparseJob& job, const ScanInput& scan) {
+    const std::size_t bins = job.matrix_read ? job.matrix_read->matrix.bins : [&] {
+        const h5::Lock lock;
+        return matrix_file_bins(job.matrix_spec, scan.ni * scan.nj);
+    }();
+    return bins == 0 || bins * accumulator_size(job.acc) * kBatchFrames >= kLargePowderBatchBytes;
+}
+
+}  // namespace
 
 Placement place(const SparseJob& job, const ScanInput& scan) {
     Placement p;
@@ -157,7 +176,7 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
     if (p.gpu) p.devices = job.devices.empty() ? std::vector<int>{0} : job.devices;
     unsigned objects = std::max(1u, job.objects_per_gpu);
     if (decoders_label_peaks(job, p.gpu)) objects += kMoreObjectsWithPeaks;
-    if (p.gpu && !job.matrix_spec.empty()) objects += kMoreObjectsWithMatrix;
+    if (p.gpu && !job.matrix_spec.empty() && large_powders(job, scan)) objects += kMoreObjectsWithMatrix;
     for (unsigned k = 0; k < objects; ++k)
         for (int d : p.devices) p.decoders.push_back(d);
     if (!p.gpu) p.decoders = {-1};

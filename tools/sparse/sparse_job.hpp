@@ -107,6 +107,8 @@ struct JobTimes {
     double first_batch = 0;   // from the readers' start to the first batch's rows handed to the writer
     double loop = 0;          // from the readers' start to the last batch's rows handed on
     double finish = 0;        // the writer's last writes and the file's close
+    double release = 0;       // after the close, the decoders, their labellers and the ring given back
+                              // (GPU buffers freed, pinned memory unpinned): still the caller's wait
     std::size_t first_frames = 0;  // frames of the first batch of each dataset (not in the steady rate)
     double steady = 0;        // loop - first_batch (summed over datasets)
     // Where the loop's time went, each stage's busy seconds summed over its threads: the stage
