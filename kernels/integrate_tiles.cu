@@ -58,6 +58,12 @@ __device__ inline A summand(T v) {
     }
 }
 
+// N values of T moved as one load or store (a row's pixels, a record's chunk, a thread's frames).
+template <class T, unsigned N>
+struct alignas(sizeof(T) * N) Lanes {
+    T v[N];
+};
+
 // Frames a thread sums, from one load: thread q of a slot's sums frames q, q + kSlotThreads, ...,
 // so that a slot's threads write each round of their sums to neighbouring frames.
 constexpr unsigned kThreadFrames = 4;
@@ -83,12 +89,8 @@ __device__ inline unsigned record_place(unsigned pixel) {
 template <class T, unsigned kVec>
 __device__ inline void load_tile(const T* dense, uint64_t dense_stride, uint32_t rows, uint32_t cols, uint32_t r0, uint32_t c0,
                                  uint32_t f0, uint32_t n_frames, uint8_t* tile) {
-    struct alignas(sizeof(T) * kVec) Pixels {
-        T v[kVec];
-    };
-    struct alignas(16) Chunk {
-        T f[16 / sizeof(T)];
-    };
+    using Pixels = Lanes<T, kVec>;
+    using Chunk = Lanes<T, 16 / sizeof(T)>;
     constexpr unsigned kPass = bslz4_abi::tile_pass_frames(sizeof(T)), kChunkFrames = 16 / sizeof(T);
     constexpr unsigned kGroups = kTilePixels / (kTileThreads * kVec);
     static_assert(kTilePixels % (kTileThreads * kVec) == 0 && kTileSide % kVec == 0 && kPass % kChunkFrames == 0, "whole loads");
@@ -112,7 +114,7 @@ __device__ inline void load_tile(const T* dense, uint64_t dense_stride, uint32_t
             for (unsigned i = 0; i < kVec; ++i) {
                 Chunk out;
 #pragma unroll
-                for (unsigned u = 0; u < kChunkFrames; ++u) out.f[u] = v[u].v[i];
+                for (unsigned u = 0; u < kChunkFrames; ++u) out.v[u] = v[u].v[i];
                 *reinterpret_cast<Chunk*>(tile + (record_place<T>(p + i) ^ (c << 4))) = out;
             }
         }
@@ -123,9 +125,7 @@ template <class T, class A, class W>
 __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t rows, uint32_t cols, uint32_t tiles_x,
                                uint32_t n_frames, const uint32_t* tile_slot_first, const uint32_t* slot_entry_first,
                                const uint16_t* entry_pixel, const W* entry_weight, A* partial) {
-    struct alignas(sizeof(T) * kThreadFrames) Frames {
-        T v[kThreadFrames];
-    };
+    using Frames = Lanes<T, kThreadFrames>;
     // A staged entry: its weight and its pixel's record place, one load.
     struct alignas(2 * sizeof(W)) Staged {
         W weight;
