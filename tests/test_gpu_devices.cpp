@@ -424,8 +424,8 @@ TEST_CASE("bslz4 sparse on a scan PyPI's hdf5plugin wrote with Bitshuffle(cname=
     CHECK(got.intensity == want.intensity);
 }
 
-TEST_CASE("bslz4 sparse --matrix on the GPU, its objects made before the matrix is read, writes the CPU's powders bit "
-          "for bit, over whole batches and a short last one; two objects more only where a batch's powders are large",
+TEST_CASE("bslz4 sparse --matrix on the GPU writes the CPU's powders bit for bit, over whole batches and a short last "
+          "one; two objects more only where a batch's powders are large",
           "[gpu][sparse][integrate]") {
     const std::size_t ni = 131, nj = 190, frames = 64 * 3 + 21;
     std::vector<std::vector<std::uint8_t>> chunks;

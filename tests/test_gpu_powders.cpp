@@ -124,10 +124,14 @@ TEST_CASE("a CSC object made from a lists object integrates as one made whole, k
         require_close(g.powder, w.powder);
         REQUIRE(test::code_thrown_by([&] { cuda::Chunk2SparseCSC again(std::move(lists), use, acc); }) == ErrorCode::bad_argument);
     }
-    // A matrix of the wrong size, or a float matrix for acc i64: refused, the lists object whole.
+    // A matrix of the wrong size, or a float matrix for acc i64: refused, the lists object whole
+    // (its lists the CPU's: the batch it returns is a view of its own buffers).
     cuda::Chunk2Sparse lists(mask, ni, nj, PixelType::u16, o);
     lists.set_top_pixels(40);
-    const SparseBatch want = lists.multi(s.views(), 3.0);
+    bslz4::Chunk2Sparse cpu_lists(mask, ni, nj, PixelType::u16);
+    cpu_lists.set_top_pixels(40);
+    const SparseBatch want = cpu_lists.multi(s.views(), 3.0);
+    require_same(lists.multi(s.views(), 3.0), want);
     const IntegrationMatrix wrong = normalise_matrix(test::random_csr(5, n - 1, 2.0, 6).input());
     REQUIRE(test::code_thrown_by([&] { cuda::Chunk2SparseCSC x(std::move(lists), wrong); }) == ErrorCode::bad_matrix);
     REQUIRE(test::code_thrown_by([&] { cuda::Chunk2SparseCSC x(std::move(lists), m, Accumulator::i64); }) == ErrorCode::bad_matrix);

@@ -15,7 +15,7 @@ Chunk2SparseCSC::Chunk2SparseCSC(ByteView mask, std::size_t ni, std::size_t nj, 
 
 Chunk2SparseCSC::Chunk2SparseCSC(Chunk2Sparse&& lists, const IntegrationMatrix& matrix, Accumulator acc) {
     if (!lists.state_) throw Error(ErrorCode::bad_argument, "Chunk2SparseCSC: the Chunk2Sparse given was moved from");
-    lists.state_->add_matrix(matrix, acc);  // throws before anything changes, so lists keeps its engine
+    lists.state_->add_matrix(matrix, acc);  // a throw leaves the engine as it was, and lists keeps it
     state_ = std::move(lists.state_);
 }
 Chunk2SparseCSC::~Chunk2SparseCSC() = default;

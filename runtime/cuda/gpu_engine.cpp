@@ -139,8 +139,9 @@ void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
         kernels_.add_matrix(*module_);
         for (GroupSlot& s : slots_) s.add_powders(kernels_.partial_bytes());
     } catch (...) {
-        // Out of memory for the partial sums: the engine lists as it did (a lists object's,
-        // handed to Chunk2SparseCSC, stays whole).
+        // No memory for the partial sums (or the kernel refused its shared memory): the engine
+        // goes back to listing, as it did before (only an engine without a matrix is given one),
+        // so a lists object handed to Chunk2SparseCSC stays whole.
         powder_spec_ = PowderSpec();
         for (GroupSlot& s : slots_) s.partial = DeviceBuffer();
         throw;

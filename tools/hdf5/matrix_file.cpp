@@ -195,13 +195,14 @@ std::size_t matrix_file_bins(const std::string& spec_text, std::size_t frame_pix
         const h5::Handle file = h5::open_file(spec.file);
         const std::string indptr = spec.group + "/indptr";
         if (!h5::exists(file.get(), indptr, spec.file)) return 0;
-        std::size_t pointers = 1;
-        for (const hsize_t n : h5::dataset_shape(h5::open_dataset(file.get(), indptr, spec.file).get())) pointers *= n;
-        if (h5::has_attribute(file.get(), spec.group, "shape", spec.file)) {
-            const std::vector<std::int64_t> shape = h5::read_int_attribute(file.get(), spec.group, "shape");
-            return shape.size() == 2 && shape[0] > 0 ? static_cast<std::size_t>(shape[0]) : 0;
-        }
-        return pointers >= 2 && pointers - 1 != frame_pixels ? pointers - 1 : 0;  // CSR; CSC does not say
+        std::size_t indptr_size = 1;
+        for (const hsize_t n : h5::dataset_shape(h5::open_dataset(file.get(), indptr, spec.file).get())) indptr_size *= n;
+        if (h5::has_attribute(file.get(), spec.group, "shape", spec.file))
+            return shape_from_attribute(h5::read_int_attribute(file.get(), spec.group, "shape"), indptr_size).bins;
+        // Without it, only a CSR matrix of frames of a known size says its bins without its indices.
+        if (frame_pixels == 0) return 0;
+        const Shape s = shape_from_arrays({}, indptr_size, frame_pixels);
+        return s.layout == MatrixLayout::csr ? s.bins : 0;
     } catch (const Error&) {
         return 0;  // not taken for an answer: read_matrix_file reads it and names the fault
     }
