@@ -430,11 +430,11 @@ TEST_CASE("bslz4 sparse --matrix on the GPU writes the CPU's powders bit for bit
     const std::size_t ni = 131, nj = 190, frames = 64 * 3 + 21;
     std::vector<std::vector<std::uint8_t>> chunks;
     for (std::uint32_t f = 0; f < frames; ++f) chunks.push_back(encode_chunk(synthetic_eiger_frame(ni, nj, PixelType::u16, f % 7), 2));
-    const std::string scan = test::temp_path("in_place_scan.h5"), mat = test::temp_path("in_place_matrix.h5");
+    const std::string scan = test::temp_path("matrix_job_scan.h5"), mat = test::temp_path("matrix_job_matrix.h5");
     tool::write_scan(scan, ni, nj, PixelType::u16, frames, {}, chunks);
     // 1,100 bins: a batch's rows are 563 kB, copied from the staging in pieces
     tool::write_matrix(mat, "csr", normalise_matrix(test::random_csr(1100, ni * nj, 2.0, 41).input()));
-    const std::string cpu_out = test::temp_path("in_place_cpu.h5"), gpu_out = test::temp_path("in_place_gpu.h5");
+    const std::string cpu_out = test::temp_path("matrix_job_cpu.h5"), gpu_out = test::temp_path("matrix_job_gpu.h5");
     run_job(scan, cpu_out, tool::SparseJob::Where::cpu, {}, OnError::throw_first, mat + ":csr");
     const tool::SparseSummary gpu = run_job(scan, gpu_out, tool::SparseJob::Where::gpu, {0}, OnError::throw_first, mat + ":csr");
     CHECK(gpu.frames == frames);
@@ -447,7 +447,7 @@ TEST_CASE("bslz4 sparse --matrix on the GPU writes the CPU's powders bit for bit
     CHECK(b.nnz == a.nnz);
     CHECK(b.intensity == a.intensity);
     // 20,000 bins of int64: 10 MB of powders a batch, written on the decoders' threads: two more
-    const std::string wide = test::temp_path("in_place_wide.h5");
+    const std::string wide = test::temp_path("matrix_job_wide.h5");
     tool::write_matrix(wide, "csr", normalise_matrix(test::random_csr(20000, ni * nj, 1.0, 43).input()));
     run_job(scan, cpu_out, tool::SparseJob::Where::cpu, {}, OnError::throw_first, wide + ":csr");
     const tool::SparseSummary many = run_job(scan, gpu_out, tool::SparseJob::Where::gpu, {0}, OnError::throw_first, wide + ":csr");

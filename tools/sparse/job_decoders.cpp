@@ -150,7 +150,8 @@ bool large_powders(const SparseJob& job, const ScanInput& scan) {
         const h5::Lock lock;
         return matrix_file_bins(job.matrix_spec, scan.ni * scan.nj);
     }();
-    return bins == 0 || bins * accumulator_size(job.acc) * kBatchFrames >= kLargePowderBatchBytes;
+    // Divided, not multiplied: a shape attribute's bins may be any int64, read before the matrix is checked.
+    return bins == 0 || bins >= kLargePowderBatchBytes / (accumulator_size(job.acc) * kBatchFrames);
 }
 
 }  // namespace
