@@ -31,7 +31,7 @@ public:
         State& s = state();
         s.refuse = refuse;
         s.device_count = s.host_count = 0;
-        s.device_bytes = 0;
+        s.device_bytes = s.device_largest = 0;
         s.freed.clear();
         s.device_alloc = api_.cuMemAlloc;
         s.host_alloc = api_.cuMemHostAlloc;
@@ -40,6 +40,7 @@ public:
         api_.cuMemAlloc = [](CUdeviceptr* p, std::size_t n) {
             ++state().device_count;
             state().device_bytes += n;
+            state().device_largest = std::max(state().device_largest, n);
             return n > state().refuse.device_over ? CUDA_ERROR_OUT_OF_MEMORY : state().device_alloc(p, n);
         };
         api_.cuMemHostAlloc = [](void** p, std::size_t n, unsigned flags) {
@@ -71,6 +72,7 @@ public:
     // Allocations asked for since the hook was made, refused ones included.
     std::size_t device_count() const { return state().device_count; }
     std::size_t device_bytes() const { return state().device_bytes; }
+    std::size_t device_largest() const { return state().device_largest; }  // the largest one asked for
     std::size_t host_count() const { return state().host_count; }
     // Device memory freed since the hook was made: every free, and those of one pointer.
     std::size_t free_count() const {
@@ -91,6 +93,7 @@ private:
         decltype(cuda::detail::DriverApi::cuMemFree) device_free = nullptr;
         std::size_t device_count = 0, host_count = 0;
         std::size_t device_bytes = 0;  // asked for, refused ones included
+        std::size_t device_largest = 0;
         std::mutex freed_mutex;
         std::vector<CUdeviceptr> freed;
     };

@@ -145,6 +145,40 @@ TEST_CASE("a CSC object made from a lists object integrates as one made whole, k
     require_close(g.powder, c.powder);
 }
 
+TEST_CASE("a lists object whose matrix finds no memory for its partial sums is refused with out_of_memory, keeps listing, "
+          "and takes the matrix once the memory is there",
+          "[gpu][integrate]") {
+    const std::size_t ni = 100, nj = 97, n = ni * nj;
+    const Stack s = eiger_stack(ni, nj, PixelType::u16, 40);
+    const auto mask = test::random_mask(n, 17);
+    // Bins scattered over the frame: nearly an entry a slot, so the partial sums (slots x frames
+    // x 8 bytes) are the largest allocation a matrix brings, far above its arrays.
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(307, n, 2.0, 8).input());
+    bslz4::Chunk2SparseCSC cpu(mask, ni, nj, PixelType::u16, m);
+    const IntegratedBatch want = cpu.multi(s.views(), 3.0);
+    std::size_t partial_bytes = 0;
+    {
+        cuda::Chunk2Sparse probe(mask, ni, nj, PixelType::u16);
+        test::DriverAllocationHook seen;  // the matrix is prepared and cached here: later objects only size their sums
+        cuda::Chunk2SparseCSC promoted(std::move(probe), m);
+        partial_bytes = seen.device_largest();
+    }
+    REQUIRE(partial_bytes > 0);
+    cuda::Chunk2Sparse lists(mask, ni, nj, PixelType::u16);
+    require_same(lists.multi(s.views(), 3.0), want.sparse);
+    {
+        test::DriverAllocationHook refused(test::DriverAllocationHook::Refuse::device_allocations_over(partial_bytes - 1));
+        REQUIRE(test::code_thrown_by([&] { cuda::Chunk2SparseCSC x(std::move(lists), m); }) == ErrorCode::out_of_memory);
+        REQUIRE(refused.device_count() >= 1);
+    }
+    // Listing as before the refusal, with no powders left half made.
+    for (int round = 0; round < 2; ++round) require_same(lists.multi(s.views(), 3.0), want.sparse);
+    cuda::Chunk2SparseCSC made(std::move(lists), m);
+    const IntegratedBatch g = made.multi(s.views(), 3.0);
+    require_same(g.sparse, want.sparse);
+    require_close(g.powder, want.powder);
+}
+
 TEST_CASE("integrate and decompress leave their results on the GPU, in arrays the caller owns", "[gpu][integrate]") {
     const std::size_t ni = 50, nj = 64, n = ni * nj;
     const Stack s = eiger_stack(ni, nj, PixelType::u16, 21);

@@ -124,6 +124,9 @@ void GpuEngine::set_top_pixels(const bslz4::detail::TopPixelsRule& rule) {
 }
 
 void GpuEngine::add_matrix(const IntegrationMatrix& m, Accumulator a) {
+    // A lists object handed to Chunk2SparseCSC may be in a call on another thread: refused, as
+    // any second call is, before anything of the engine changes.
+    CallGuard guard(caller_, "GPU object");
     bslz4::detail::check_integrator(m, format_.ni, format_.nj, format_.type, a);
     ScopedContext scope(ctx_);
     // The same choice of sums as the CPU's, so the powders agree (bit for bit where int64).
