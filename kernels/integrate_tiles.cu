@@ -121,17 +121,51 @@ __device__ inline void load_tile(const T* dense, uint64_t dense_stride, uint32_t
     }
 }
 
-template <class T, class A, class W>
+// Asks L2 for the pass of frames f0.. of the tile (each row's bytes, a line or two), so that
+// load_tile's loads, issued after the pass before is summed, find it there: they waited on
+// device memory for a third of the kernel's time (Nsight Compute, stop 54), the loads being the
+// batch's frames, far more than L2 holds. A prefetch takes no register and no shared memory.
+template <class T>
+__device__ inline void prefetch_tile(const T* dense, uint64_t dense_stride, uint32_t rows, uint32_t cols, uint32_t r0, uint32_t c0,
+                                     uint32_t f0, uint32_t n_frames) {
+    constexpr unsigned kPass = bslz4_abi::tile_pass_frames(sizeof(T));
+    const unsigned last = (min(kTileSide, cols - c0) * sizeof(T)) - 1;  // the row's last byte in the tile
+    for (unsigned i = threadIdx.x; i < kPass * kTileSide; i += kTileThreads) {
+        const uint32_t f = f0 + i / kTileSide, row = r0 + i % kTileSide;
+        if (f >= n_frames || row >= rows) continue;
+        const uint8_t* at = reinterpret_cast<const uint8_t*>(dense + uint64_t(f) * dense_stride + uint64_t(row) * cols + c0);
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(at));
+        if ((reinterpret_cast<uintptr_t>(at) ^ reinterpret_cast<uintptr_t>(at + last)) >> 7)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(at + last));
+    }
+}
+
+// A staged entry: its weight and its pixel's record place (below 2^16), one load.
+template <class W, bool kPacked>
+struct alignas(2 * sizeof(W)) StagedEntry {
+    W w;
+    uint32_t at;
+    __device__ static StagedEntry of(W weight, uint32_t place) { return {weight, place}; }
+    __device__ W weight() const { return w; }
+    __device__ uint32_t place() const { return at; }
+};
+// An int64 weight of less than 2^47 (the host checked every one) shares 8 bytes with its place,
+// so the tile's 2,560 staged entries take 20 kB, not 40: a fourth thread block fits beside three.
+template <>
+struct alignas(8) StagedEntry<long long, true> {
+    uint64_t bits;  // weight << 16 | place
+    __device__ static StagedEntry of(long long weight, uint32_t place) { return {uint64_t(weight) << 16 | place}; }
+    __device__ long long weight() const { return static_cast<long long>(bits) >> 16; }
+    __device__ uint32_t place() const { return uint32_t(bits) & 0xFFFFu; }
+};
+
+template <class T, class A, class W, bool kPacked>
 __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t rows, uint32_t cols, uint32_t tiles_x,
                                uint32_t n_frames, const uint32_t* tile_slot_first, const uint32_t* slot_entry_first,
                                const uint16_t* entry_pixel, const W* entry_weight, A* partial) {
     using Frames = Lanes<T, kThreadFrames>;
-    // A staged entry: its weight and its pixel's record place, one load.
-    struct alignas(2 * sizeof(W)) Staged {
-        W weight;
-        uint32_t place;
-    };
-    static_assert(sizeof(Staged) == 2 * sizeof(W), "tile_shared_bytes' size of a staged entry");
+    using Staged = StagedEntry<W, kPacked>;
+    static_assert(sizeof(Staged) == (kPacked ? 8 : 2 * sizeof(W)), "tile_shared_bytes' size of a staged entry");
     constexpr unsigned kPass = bslz4_abi::tile_pass_frames(sizeof(T)), kSlot = kSlotThreads<T>;
     extern __shared__ __align__(16) uint8_t shared[];
     uint8_t* tile = shared;
@@ -139,6 +173,7 @@ __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t r
     const uint32_t s0 = tile_slot_first[blockIdx.x], s1 = tile_slot_first[blockIdx.x + 1];
     if (s0 == s1) return;  // no entries here (a module gap): the whole block leaves
     const uint32_t r0 = blockIdx.x / tiles_x * kTileSide, c0 = blockIdx.x % tiles_x * kTileSide;
+    prefetch_tile(dense, dense_stride, rows, cols, r0, c0, 0, n_frames);  // while the entries are staged
     const uint32_t items = (s1 - s0) * kSlot;
     // Frames start kDenseAlign bytes apart; a row's loads keep their alignment when cols does.
     constexpr unsigned kWide = sizeof(T) == 1 ? 4 : 8 / sizeof(T);
@@ -150,13 +185,14 @@ __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t r
     const bool staged = e_end - e_first <= kTileStagedEntries;
     if (staged)
         for (uint32_t e = e_first + threadIdx.x; e < e_end; e += kTileThreads)
-            staged_entry[e - e_first] = Staged{entry_weight[e], record_place<T>(entry_pixel[e])};
+            staged_entry[e - e_first] = Staged::of(entry_weight[e], record_place<T>(entry_pixel[e]));
     for (uint32_t f0 = 0; f0 < n_frames; f0 += kPass) {
         if (wide)
             load_tile<T, kWide>(dense, dense_stride, rows, cols, r0, c0, f0, n_frames, tile);
         else
             load_tile<T, 1>(dense, dense_stride, rows, cols, r0, c0, f0, n_frames, tile);
         __syncthreads();
+        if (f0 + kPass < n_frames) prefetch_tile(dense, dense_stride, rows, cols, r0, c0, f0 + kPass, n_frames);
         for (uint32_t it = threadIdx.x; it < items; it += kTileThreads) {
             const uint32_t s = s0 + it / kSlot;
             const unsigned q = it % kSlot;
@@ -171,9 +207,9 @@ __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t r
                 uint32_t e = e0;
                 for (; e + 2 <= e1; e += 2) {
                     const Staged a = entry_at(e), b = entry_at(e + 1);
-                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (a.place ^ own));
-                    const Frames x1 = *reinterpret_cast<const Frames*>(tile + (b.place ^ own));
-                    const A w0 = A(a.weight), w1 = A(b.weight);
+                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (a.place() ^ own));
+                    const Frames x1 = *reinterpret_cast<const Frames*>(tile + (b.place() ^ own));
+                    const A w0 = A(a.weight()), w1 = A(b.weight());
 #pragma unroll
                     for (unsigned u = 0; u < kThreadFrames; ++u) {
                         sum[u] += w0 * summand<A>(x0.v[u]);
@@ -182,8 +218,8 @@ __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t r
                 }
                 if (e < e1) {
                     const Staged a = entry_at(e);
-                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (a.place ^ own));
-                    const A w0 = A(a.weight);
+                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (a.place() ^ own));
+                    const A w0 = A(a.weight());
 #pragma unroll
                     for (unsigned u = 0; u < kThreadFrames; ++u) sum[u] += w0 * summand<A>(x0.v[u]);
                 }
@@ -191,7 +227,7 @@ __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t r
             if (staged)
                 add([&](uint32_t e) { return staged_entry[e - e_first]; });
             else
-                add([&](uint32_t e) { return Staged{entry_weight[e], record_place<T>(entry_pixel[e])}; });
+                add([&](uint32_t e) { return Staged::of(entry_weight[e], record_place<T>(entry_pixel[e])); });
 #pragma unroll
             for (unsigned u = 0; u < kThreadFrames; ++u) {
                 const uint32_t f = f0 + q + u * kSlot;
@@ -237,20 +273,22 @@ __device__ void reduce_tiles(const A* partial, uint32_t n_frames, const uint32_t
 }  // namespace bslz4_kernels
 
 // bslz4_integrate_tiles_<pixel>_<sums>: f64 and f32 sums of float weights, i64 of int64
-// (fixed-point) weights, for acc i64 and for f64 of exact fixed-point sums alike. Dynamic shared
-// memory: tile_shared_bytes (kernel_abi.h).
-#define BSLZ4_INTEGRATE_TILES(T, name, A, W, sums)                                                                   \
-    extern "C" __global__ void __launch_bounds__(bslz4_abi::kTileThreads, 4)                                       \
-        bslz4_integrate_tiles_##name##_##sums(BSLZ4_KERNEL_PARAMS(BSLZ4_INTEGRATE_TILES_ARGS, T, W, A)) {           \
-        bslz4_kernels::integrate_tile<T, A, W>(dense, dense_stride, rows, cols, tiles_x, n_frames, tile_slot_first, \
-                                               slot_entry_first, entry_pixel, entry_weight, partial);               \
+// (fixed-point) weights, for acc i64 and for f64 of exact fixed-point sums alike; i64_packed
+// where every weight is below 2^47 (StagedEntry). Dynamic shared memory: tile_shared_bytes
+// (kernel_abi.h).
+#define BSLZ4_INTEGRATE_TILES(T, name, A, W, packed, sums)                                                               \
+    extern "C" __global__ void __launch_bounds__(bslz4_abi::kTileThreads, 4)                                             \
+        bslz4_integrate_tiles_##name##_##sums(BSLZ4_KERNEL_PARAMS(BSLZ4_INTEGRATE_TILES_ARGS, T, W, A)) {                 \
+        bslz4_kernels::integrate_tile<T, A, W, packed>(dense, dense_stride, rows, cols, tiles_x, n_frames, tile_slot_first, \
+                                                       slot_entry_first, entry_pixel, entry_weight, partial);               \
     }
-#define BSLZ4_INTEGRATE_TILES_FLOAT(T, name)                 \
-    BSLZ4_INTEGRATE_TILES(T, name, double, float, f64)       \
-    BSLZ4_INTEGRATE_TILES(T, name, float, float, f32)
-#define BSLZ4_INTEGRATE_TILES_ALL(T, name) \
-    BSLZ4_INTEGRATE_TILES_FLOAT(T, name)   \
-    BSLZ4_INTEGRATE_TILES(T, name, long long, long long, i64)
+#define BSLZ4_INTEGRATE_TILES_FLOAT(T, name)                    \
+    BSLZ4_INTEGRATE_TILES(T, name, double, float, false, f64)   \
+    BSLZ4_INTEGRATE_TILES(T, name, float, float, false, f32)
+#define BSLZ4_INTEGRATE_TILES_ALL(T, name)                            \
+    BSLZ4_INTEGRATE_TILES_FLOAT(T, name)                              \
+    BSLZ4_INTEGRATE_TILES(T, name, long long, long long, false, i64)  \
+    BSLZ4_INTEGRATE_TILES(T, name, long long, long long, true, i64_packed)
 BSLZ4_INTEGRATE_TILES_ALL(uint8_t, u8)
 BSLZ4_INTEGRATE_TILES_ALL(uint16_t, u16)
 BSLZ4_INTEGRATE_TILES_ALL(uint32_t, u32)

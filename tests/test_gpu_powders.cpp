@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -97,6 +98,27 @@ TEST_CASE("GPU powders equal the CPU's for every type, acc and mask; random matr
                 }
             }
         }
+    }
+}
+
+TEST_CASE("int64 weights are summed exactly, staged 8 bytes an entry below 2^47 and 16 from 2^47, negative ones too",
+          "[gpu][integrate]") {
+    const std::size_t ni = 100, nj = 97, n = ni * nj;
+    IntegrationMatrix m = normalise_matrix(test::random_csr(501, n, 2.0, 31).input());
+    for (std::size_t k = 0; k < m.weight.size(); k += 3) m.weight[k] = -m.weight[k];
+    for (PixelType t : {PixelType::u8, PixelType::i8, PixelType::u16, PixelType::i16, PixelType::u32}) {
+        INFO(pixel_type_name(t));
+        const IntegrationMatrix x = fixed_point_matrix(m, t);
+        long long largest = 0;
+        for (long long w : x.fixed_weight) largest = std::max(largest, std::llabs(w));
+        // 1-byte pixels leave int64 sums room for weights of 2^49 and more: the 16-byte staging.
+        CHECK((largest >= (1LL << 47)) == (pixel_size(t) == 1));
+        const Stack s = eiger_stack(ni, nj, t, 40);
+        bslz4::Chunk2SparseCSC cpu(s.mask, ni, nj, t, x, Accumulator::i64);
+        cuda::Chunk2SparseCSC gpu(s.mask, ni, nj, t, x, Accumulator::i64);
+        const IntegratedBatch c = cpu.multi(s.views(), 3.0), g = gpu.multi(s.views(), 3.0);
+        require_same(g.sparse, c.sparse);
+        require_close(g.powder, c.powder);
     }
 }
 

@@ -97,11 +97,12 @@ void GroupKernels::add_matrix(const Module& module) {
     // Fixed-point weights are summed in int64 (acc i64, and f64 of exact fixed-point sums, whose
     // reduce rounds each sum once to double).
     const bool f64_of_fixed = powders_.fixed_sums && powders_.acc == Accumulator::f64;
-    const std::string sums = powders_.fixed_sums ? "i64" : accumulator_name(powders_.acc);
+    const bool packed = powders_.fixed_sums && powders_.matrix->packed_weights;
+    const std::string sums = powders_.fixed_sums ? (packed ? "i64_packed" : "i64") : accumulator_name(powders_.acc);
     integrate_tiles_ = {module, "bslz4_integrate_tiles_" + tn + "_" + sums};
     reduce_tiles_ = {module, std::string("bslz4_reduce_tiles_") + accumulator_name(powders_.acc) + (f64_of_fixed ? "_fixed" : "")};
     const std::size_t sum_bytes = powders_.fixed_sums ? 8 : accumulator_size(powders_.acc);
-    tile_shared_bytes_ = abi::tile_shared_bytes(static_cast<unsigned>(format_.bpp), powders_.fixed_sums ? 8u : 4u);
+    tile_shared_bytes_ = abi::tile_shared_bytes(static_cast<unsigned>(format_.bpp), powders_.fixed_sums && !packed ? 8u : 4u);
     check(driver().cuFuncSetAttribute(integrate_tiles_.get(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                       static_cast<int>(tile_shared_bytes_)),
           "cuFuncSetAttribute(bslz4_integrate_tiles, shared memory)");

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "bslz4/cuda/device.hpp"
@@ -120,6 +121,12 @@ std::shared_ptr<const DeviceMatrix> upload_matrix(int device, std::size_t bins, 
     upload_vector(d->entry_weight, tiled.weight, "matrix weights by tile");
     upload_vector(d->bin_slot_first, t.bin_slot_first, "matrix bins' slots");
     upload_vector(d->bin_slot, t.bin_slot, "matrix slots by bin");
+    if constexpr (std::is_same<W, std::int64_t>::value) {
+        constexpr std::uint64_t kHalfRange = std::uint64_t{1} << 47;
+        d->packed_weights = std::all_of(tiled.weight.begin(), tiled.weight.end(), [](std::int64_t w) {
+            return static_cast<std::uint64_t>(w) + kHalfRange < 2 * kHalfRange;  // -2^47 <= w < 2^47
+        });
+    }
     return d;
 }
 
