@@ -82,44 +82,59 @@ __device__ inline unsigned record_place(unsigned pixel) {
     return (k ^ ((k >> 3) & 7)) << 4;
 }
 
-// The pass's frames f0.. of the tile into shared memory, pixel by pixel. A thread loads kVec
+// A pass's frames f0.. of the tile into shared memory, pixel by pixel. A thread loads kVec
 // pixels of a row (8 bytes, or 4 pixels of 1-byte ones, where the frame's rows keep that
 // alignment, as an Eiger 4M frame's 2,068 pixels do; one pixel otherwise) of a chunk's frames,
-// all its loads issued before it stores any, then stores each pixel's chunk.
+// all of the chunk's loads issued before it stores any, then stores each pixel's chunk. The
+// chunks are numbered g * kChunks + c (pixel group g, frame chunk c): the first one of the next
+// pass is fetched into registers before the barrier that frees the tile (its loads in flight
+// while the block waits for its longest slot) and stored after it.
 template <class T, unsigned kVec>
-__device__ inline void load_tile(const T* dense, uint64_t dense_stride, uint32_t rows, uint32_t cols, uint32_t r0, uint32_t c0,
-                                 uint32_t f0, uint32_t n_frames, uint8_t* tile) {
+struct TileLoader {
     using Pixels = Lanes<T, kVec>;
     using Chunk = Lanes<T, 16 / sizeof(T)>;
-    constexpr unsigned kPass = bslz4_abi::tile_pass_frames(sizeof(T)), kChunkFrames = 16 / sizeof(T);
-    constexpr unsigned kGroups = kTilePixels / (kTileThreads * kVec);
+    static constexpr unsigned kPass = bslz4_abi::tile_pass_frames(sizeof(T)), kChunkFrames = 16 / sizeof(T);
+    static constexpr unsigned kChunks = kPass / kChunkFrames, kGroups = kTilePixels / (kTileThreads * kVec);
     static_assert(kTilePixels % (kTileThreads * kVec) == 0 && kTileSide % kVec == 0 && kPass % kChunkFrames == 0, "whole loads");
-#pragma unroll 1
-    for (unsigned g = 0; g < kGroups; ++g) {
-        const unsigned p = (g * kTileThreads + threadIdx.x) * kVec, row = p / kTileSide, col = p % kTileSide;
+    const T* dense;
+    uint64_t dense_stride;
+    uint32_t rows, cols, r0, c0, n_frames;
+    uint8_t* tile;
+
+    __device__ unsigned pixel(unsigned k) const { return (k / kChunks * kTileThreads + threadIdx.x) * kVec; }
+    __device__ void fetch(unsigned k, uint32_t f0, Pixels (&v)[kChunkFrames]) const {
+        const unsigned p = pixel(k), row = p / kTileSide, col = p % kTileSide, c = k % kChunks;
         // kVec > 1: cols is a multiple of kVec, so a load is all in the frame or all out
         const bool in = c0 + col < cols && r0 + row < rows;
         const T* at = dense + uint64_t(r0 + row) * cols + c0 + col;
-#pragma unroll 1
-        for (unsigned c = 0; c < kPass / kChunkFrames; ++c) {
-            Pixels v[kChunkFrames];
 #pragma unroll
-            for (unsigned u = 0; u < kChunkFrames; ++u) {
-                // the frame at this place in the record
-                const unsigned at_place = c * kChunkFrames + u;
-                const uint32_t f = f0 + at_place % kThreadFrames * kSlotThreads<T> + at_place / kThreadFrames;
-                v[u] = in && f < n_frames ? *reinterpret_cast<const Pixels*>(at + uint64_t(f) * dense_stride) : Pixels{};
-            }
-#pragma unroll
-            for (unsigned i = 0; i < kVec; ++i) {
-                Chunk out;
-#pragma unroll
-                for (unsigned u = 0; u < kChunkFrames; ++u) out.v[u] = v[u].v[i];
-                *reinterpret_cast<Chunk*>(tile + (record_place<T>(p + i) ^ (c << 4))) = out;
-            }
+        for (unsigned u = 0; u < kChunkFrames; ++u) {
+            // the frame at this place in the record
+            const unsigned at_place = c * kChunkFrames + u;
+            const uint32_t f = f0 + at_place % kThreadFrames * kSlotThreads<T> + at_place / kThreadFrames;
+            v[u] = in && f < n_frames ? *reinterpret_cast<const Pixels*>(at + uint64_t(f) * dense_stride) : Pixels{};
         }
     }
-}
+    __device__ void store(unsigned k, const Pixels (&v)[kChunkFrames]) const {
+        const unsigned p = pixel(k), c = k % kChunks;
+#pragma unroll
+        for (unsigned i = 0; i < kVec; ++i) {
+            Chunk out;
+#pragma unroll
+            for (unsigned u = 0; u < kChunkFrames; ++u) out.v[u] = v[u].v[i];
+            *reinterpret_cast<Chunk*>(tile + (record_place<T>(p + i) ^ (c << 4))) = out;
+        }
+    }
+    // Chunks `from` on of the pass f0.
+    __device__ void load(uint32_t f0, unsigned from) const {
+#pragma unroll 1
+        for (unsigned k = from; k < kGroups * kChunks; ++k) {
+            Pixels v[kChunkFrames];
+            fetch(k, f0, v);
+            store(k, v);
+        }
+    }
+};
 
 // Asks L2 for the pass of frames f0.. of the tile (each row's bytes, a line or two), so that
 // load_tile's loads, issued after the pass before is summed, find it there: they waited on
@@ -186,56 +201,69 @@ __device__ void integrate_tile(const T* dense, uint64_t dense_stride, uint32_t r
     if (staged)
         for (uint32_t e = e_first + threadIdx.x; e < e_end; e += kTileThreads)
             staged_entry[e - e_first] = Staged::of(entry_weight[e], record_place<T>(entry_pixel[e]));
-    for (uint32_t f0 = 0; f0 < n_frames; f0 += kPass) {
-        if (wide)
-            load_tile<T, kWide>(dense, dense_stride, rows, cols, r0, c0, f0, n_frames, tile);
-        else
-            load_tile<T, 1>(dense, dense_stride, rows, cols, r0, c0, f0, n_frames, tile);
-        __syncthreads();
-        if (f0 + kPass < n_frames) prefetch_tile(dense, dense_stride, rows, cols, r0, c0, f0 + kPass, n_frames);
-        for (uint32_t it = threadIdx.x; it < items; it += kTileThreads) {
-            const uint32_t s = s0 + it / kSlot;
-            const unsigned q = it % kSlot;
-            // The thread's frames within a record: a chunk, and a place in it (bits 0-3).
-            const unsigned own = q * kThreadFrames * sizeof(T);
-            const uint32_t e0 = slot_entry_first[s], e1 = slot_entry_first[s + 1];
-            A sum[kThreadFrames];
+    // The passes, each summed while the next is asked of L2 (prefetch_tile); the next pass's
+    // first chunk is fetched before the barrier that frees the tile.
+    const auto passes = [&](const auto& loader) {
+        using Loader = std::decay_t<decltype(loader)>;
+        loader.load(0, 0);
+        for (uint32_t f0 = 0;;) {
+            __syncthreads();
+            const uint32_t next = f0 + kPass;
+            if (next < n_frames) prefetch_tile(dense, dense_stride, rows, cols, r0, c0, next, n_frames);
+            for (uint32_t it = threadIdx.x; it < items; it += kTileThreads) {
+                const uint32_t s = s0 + it / kSlot;
+                const unsigned q = it % kSlot;
+                // The thread's frames within a record: a chunk, and a place in it (bits 0-3).
+                const unsigned own = q * kThreadFrames * sizeof(T);
+                const uint32_t e0 = slot_entry_first[s], e1 = slot_entry_first[s + 1];
+                A sum[kThreadFrames];
 #pragma unroll
-            for (unsigned u = 0; u < kThreadFrames; ++u) sum[u] = A(0);
-            // Entries summed in order, two entries' loads in flight.
-            auto add = [&](auto entry_at) {
-                uint32_t e = e0;
-                for (; e + 2 <= e1; e += 2) {
-                    const Staged a = entry_at(e), b = entry_at(e + 1);
-                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (a.place() ^ own));
-                    const Frames x1 = *reinterpret_cast<const Frames*>(tile + (b.place() ^ own));
-                    const A w0 = A(a.weight()), w1 = A(b.weight());
+                for (unsigned u = 0; u < kThreadFrames; ++u) sum[u] = A(0);
+                // Entries summed in order, two entries' loads in flight.
+                auto add = [&](auto entry_at) {
+                    uint32_t e = e0;
+                    for (; e + 2 <= e1; e += 2) {
+                        const Staged a = entry_at(e), b = entry_at(e + 1);
+                        const Frames x0 = *reinterpret_cast<const Frames*>(tile + (a.place() ^ own));
+                        const Frames x1 = *reinterpret_cast<const Frames*>(tile + (b.place() ^ own));
+                        const A w0 = A(a.weight()), w1 = A(b.weight());
 #pragma unroll
-                    for (unsigned u = 0; u < kThreadFrames; ++u) {
-                        sum[u] += w0 * summand<A>(x0.v[u]);
-                        sum[u] += w1 * summand<A>(x1.v[u]);
+                        for (unsigned u = 0; u < kThreadFrames; ++u) {
+                            sum[u] += w0 * summand<A>(x0.v[u]);
+                            sum[u] += w1 * summand<A>(x1.v[u]);
+                        }
                     }
-                }
-                if (e < e1) {
-                    const Staged a = entry_at(e);
-                    const Frames x0 = *reinterpret_cast<const Frames*>(tile + (a.place() ^ own));
-                    const A w0 = A(a.weight());
+                    if (e < e1) {
+                        const Staged a = entry_at(e);
+                        const Frames x0 = *reinterpret_cast<const Frames*>(tile + (a.place() ^ own));
+                        const A w0 = A(a.weight());
 #pragma unroll
-                    for (unsigned u = 0; u < kThreadFrames; ++u) sum[u] += w0 * summand<A>(x0.v[u]);
-                }
-            };
-            if (staged)
-                add([&](uint32_t e) { return staged_entry[e - e_first]; });
-            else
-                add([&](uint32_t e) { return Staged::of(entry_weight[e], record_place<T>(entry_pixel[e])); });
+                        for (unsigned u = 0; u < kThreadFrames; ++u) sum[u] += w0 * summand<A>(x0.v[u]);
+                    }
+                };
+                if (staged)
+                    add([&](uint32_t e) { return staged_entry[e - e_first]; });
+                else
+                    add([&](uint32_t e) { return Staged::of(entry_weight[e], record_place<T>(entry_pixel[e])); });
 #pragma unroll
-            for (unsigned u = 0; u < kThreadFrames; ++u) {
-                const uint32_t f = f0 + q + u * kSlot;
-                if (f < n_frames) partial[uint64_t(s) * n_frames + f] = sum[u];
+                for (unsigned u = 0; u < kThreadFrames; ++u) {
+                    const uint32_t f = f0 + q + u * kSlot;
+                    if (f < n_frames) partial[uint64_t(s) * n_frames + f] = sum[u];
+                }
             }
+            if (next >= n_frames) break;
+            typename Loader::Pixels early[Loader::kChunkFrames];
+            loader.fetch(0, next, early);
+            __syncthreads();
+            loader.store(0, early);
+            loader.load(next, 1);
+            f0 = next;
         }
-        __syncthreads();
-    }
+    };
+    if (wide)
+        passes(TileLoader<T, kWide>{dense, dense_stride, rows, cols, r0, c0, n_frames, tile});
+    else
+        passes(TileLoader<T, 1>{dense, dense_stride, rows, cols, r0, c0, n_frames, tile});
 }
 
 // A block kReduceWarps bins x 32 frames, a warp a bin with a lane a frame: the bin's slots
@@ -252,14 +280,17 @@ __device__ void reduce_tiles(const A* partial, uint32_t n_frames, const uint32_t
         const uint32_t k1 = bin_slot_first[b + 1];
         uint32_t k = bin_slot_first[b];
         A sum = A(0);
-        for (; k + 8 <= k1; k += 8) {  // eight loads in flight, added in order
+        // Eight loads in flight, added in order; the last round's loads predicated, so that a bin
+        // of a few slots (2.5 on average for a 1,500 x 72 matrix) waits on memory once, not once
+        // a slot.
+        for (; k < k1; k += 8) {
             A v[8];
 #pragma unroll
-            for (unsigned u = 0; u < 8; ++u) v[u] = partial[uint64_t(__ldg(bin_slot + k + u)) * n_frames + f];
+            for (unsigned u = 0; u < 8; ++u) v[u] = k + u < k1 ? partial[uint64_t(__ldg(bin_slot + k + u)) * n_frames + f] : A(0);
 #pragma unroll
-            for (unsigned u = 0; u < 8; ++u) sum += v[u];
+            for (unsigned u = 0; u < 8; ++u)
+                if (k + u < k1) sum += v[u];
         }
-        for (; k < k1; ++k) sum += partial[uint64_t(__ldg(bin_slot + k)) * n_frames + f];
         value = finished<O>(sum, sum_to_f64);
     }
     out[lane][warp] = value;
