@@ -123,7 +123,7 @@ TEST_CASE("int64 weights are summed exactly, staged 8 bytes an entry below 2^47 
 }
 
 TEST_CASE("a CSC object made from a lists object integrates as one made whole, keeps its options and top pixels, and a "
-          "refused matrix leaves the lists object listing",
+          "refused matrix leaves the lists object listing; a moved-from lists object refuses calls",
           "[gpu][integrate]") {
     const std::size_t ni = 100, nj = 97, n = ni * nj;
     const Stack s = eiger_stack(ni, nj, PixelType::u16, 70);
@@ -145,6 +145,9 @@ TEST_CASE("a CSC object made from a lists object integrates as one made whole, k
         require_same(g.sparse, w.sparse);
         require_close(g.powder, w.powder);
         REQUIRE(test::code_thrown_by([&] { cuda::Chunk2SparseCSC again(std::move(lists), use, acc); }) == ErrorCode::bad_argument);
+        // The moved-from lists object refuses calls with a clear error (a C handle outlives its engine).
+        REQUIRE(test::code_thrown_by([&] { lists.multi(s.views(), 3.0); }) == ErrorCode::bad_argument);
+        REQUIRE(test::code_thrown_by([&] { (void)lists.batch(); }) == ErrorCode::bad_argument);
     }
     // A matrix of the wrong size, or a float matrix for acc i64: refused, the lists object whole
     // (its lists the CPU's: the batch it returns is a view of its own buffers).

@@ -122,6 +122,10 @@ int bslz4_gpu_chunk2sparse_csc_create(const uint8_t*, size_t, size_t, size_t, in
     return no_gpu_support("bslz4_gpu_chunk2sparse_csc_create");
 }
 
+int bslz4_gpu_chunk2sparse_csc_from_lists(bslz4_gpu_chunk2sparse*, const bslz4_matrix*, int, bslz4_gpu_chunk2sparse_csc**) {
+    return no_gpu_support("bslz4_gpu_chunk2sparse_csc_from_lists");
+}
+
 int bslz4_gpu_chunk2sparse_csc_destroy(bslz4_gpu_chunk2sparse_csc*) {
     return BSLZ4_OK;  // nothing can have been made
 }

@@ -2,15 +2,12 @@
 #include "bslz4/bslz4.h"
 #include "bslz4/cuda/chunk2sparse.hpp"
 #include "c_device_array.hpp"
+#include "c_gpu_lists_handle.hpp"
 #include "c_gpu_setup.hpp"
 #include "c_sparse_calls.hpp"
 
 using namespace bslz4;
 using namespace bslz4::c_api;
-
-struct bslz4_gpu_chunk2sparse : Handle<cuda::Chunk2Sparse, false, HandleClass::gpu_chunk2sparse> {
-    using Handle::Handle;
-};
 
 int bslz4_gpu_chunk2sparse_create(const uint8_t* mask, size_t mask_bytes, size_t ni, size_t nj, int pixel_type,
                                   const bslz4_options* options, bslz4_gpu_chunk2sparse** handle) {

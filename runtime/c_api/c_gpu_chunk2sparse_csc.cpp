@@ -2,7 +2,9 @@
 #include "bslz4/bslz4.h"
 #include "bslz4/cuda/chunk2sparse_csc.hpp"
 #include "c_device_array.hpp"
+#include "c_gpu_lists_handle.hpp"
 #include "c_gpu_setup.hpp"
+#include "c_in_call.hpp"
 #include "c_matrix.hpp"
 #include "c_sparse_calls.hpp"
 
@@ -26,6 +28,19 @@ int bslz4_gpu_chunk2sparse_csc_create(const uint8_t* mask, size_t mask_bytes, si
         const cuda::Chunk2SparseOptions o = gpu_options(options);
         require_gpu();
         return new bslz4_gpu_chunk2sparse_csc(m, ni, nj, t, x, a, o);
+    });
+}
+
+int bslz4_gpu_chunk2sparse_csc_from_lists(bslz4_gpu_chunk2sparse* lists, const bslz4_matrix* matrix, int acc,
+                                          bslz4_gpu_chunk2sparse_csc** handle) {
+    return create_call("bslz4_gpu_chunk2sparse_csc_from_lists", handle, [&] {
+        checked(lists, "lists");
+        const InCall in_call(lists);  // no other thread in a call on the lists handle while its engine moves
+        const IntegrationMatrix& x = matrix_of(matrix);
+        const Accumulator a = accumulator_from(acc);
+        // A throw leaves the lists engine where it was; after success, calls on the lists handle
+        // are refused by the moved-from engine (live_engine).
+        return new bslz4_gpu_chunk2sparse_csc(std::move(lists->engine), x, a);
     });
 }
 

@@ -439,6 +439,13 @@ DeviceArray GpuEngine::run_device_to_device(std::uint64_t base, const std::vecto
     return run_to_device(offsets.size(), frames, ChunkSource(read_back), &on_device);
 }
 
+GpuEngine& live_engine(const std::unique_ptr<GpuEngine>& engine) {
+    if (!engine)
+        throw Error(ErrorCode::bad_argument, "this GPU object was moved from (its engine given to another object, such as a "
+                                             "Chunk2SparseCSC made from it): it takes no more calls");
+    return *engine;
+}
+
 std::unique_ptr<GpuEngine> make_engine(ByteView mask, std::size_t ni, std::size_t nj, PixelType type,
                                        Chunk2SparseOptions options) {
     bslz4::detail::check_frame_mask(mask, ni, nj);

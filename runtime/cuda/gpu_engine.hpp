@@ -159,4 +159,9 @@ private:
 std::unique_ptr<GpuEngine> make_engine(ByteView mask, std::size_t ni, std::size_t nj, PixelType type,
                                        Chunk2SparseOptions options);
 
+// A GPU object's engine, or a bad_argument Error where the object was moved from (a
+// Chunk2Sparse handed to Chunk2SparseCSC, and the C handle that held it): a clear refusal, not
+// a null engine used.
+GpuEngine& live_engine(const std::unique_ptr<GpuEngine>& engine);
+
 }  // namespace bslz4::cuda::detail

@@ -185,6 +185,9 @@ static void check_across(bslz4_chunk2sparse* cpu, bslz4_gpu_chunk2sparse* gpu, b
                         "bslz4_gpu_chunk2sparse_csc_create", "matrix", ARRAY, MATRIX,
                         "gpu csc create given a device array as its matrix");
     CHECK(csc == NULL, "no gpu csc handle");
+    CHECK_CLASS_REFUSED(bslz4_gpu_chunk2sparse_csc_from_lists((bslz4_gpu_chunk2sparse*)(void*)cpu, NULL, BSLZ4_ACC_F64, &csc),
+                        "bslz4_gpu_chunk2sparse_csc_from_lists", "lists", SPARSE, GPU, "a gpu csc made from a cpu handle");
+    CHECK(csc == NULL, "no gpu csc handle from a cpu handle");
 }
 
 void check_gpu_handle_classes(const reference_case* c, const unsigned char* chunk, size_t chunk_bytes) {

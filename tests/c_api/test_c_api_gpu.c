@@ -252,6 +252,43 @@ static void check_powders(const char* dir, const char* name) {
         CHECK_OK(bslz4_gpu_chunk2sparse_csc_coo(gpu, chunk, chunk_bytes, 10.0, &coo, &got), name);
         CHECK(got.nframes == 1, "coo's powder");
 
+        /* The matrix added to a lists handle: its lists and the same powders; a refused matrix
+         * leaves the lists handle listing, a taken one leaves it spent. */
+        {
+            bslz4_gpu_chunk2sparse* lists = NULL;
+            bslz4_gpu_chunk2sparse_csc* made = NULL;
+            bslz4_batch lists_batch;
+            CHECK_OK(bslz4_gpu_chunk2sparse_create(mask, n, c.ni, c.nj, c.pixel_type, NULL, &lists), name);
+            if (lists) {
+                CHECK_FAILS(bslz4_gpu_chunk2sparse_csc_from_lists(lists, m, BSLZ4_ACC_I64, &made), BSLZ4_E_BAD_MATRIX,
+                            "bslz4_gpu_chunk2sparse_csc_from_lists", "a float matrix for acc i64");
+                CHECK(made == NULL, "no handle from a refused matrix");
+                CHECK_OK(bslz4_gpu_chunk2sparse_multi(lists, chunks, lengths2, 2, 10.0, &lists_batch), name);
+                CHECK(same_batch(&want_batch, &lists_batch, c.elem_size), "the lists handle lists after a refused matrix");
+                CHECK_OK(bslz4_gpu_chunk2sparse_csc_from_lists(lists, matrix, acc, &made), name);
+                if (made) {
+                    CHECK_OK(bslz4_gpu_chunk2sparse_csc_multi(made, chunks, lengths2, 2, 10.0, &got_batch, &got), name);
+                    CHECK(same_batch(&want_batch, &got_batch, c.elem_size), "lists of the handle made from the lists handle");
+                    close = got.nframes == 2;
+                    for (f = 0; f < 2; ++f)
+                        for (b = 0; b < bins; ++b) {
+                            bslz4_powder_value(&want, f, b, &e);
+                            bslz4_powder_value(&got, f, b, &a);
+                            close = close && (acc == BSLZ4_ACC_I64 ? a == e : (a - e <= 1e-12 * e && e - a <= 1e-12 * e));
+                        }
+                    CHECK(close, "powders of the handle made from the lists handle");
+                    CHECK_OK(bslz4_gpu_chunk2sparse_csc_destroy(made), name);
+                    made = NULL;
+                }
+                CHECK_FAILS(bslz4_gpu_chunk2sparse_multi(lists, chunks, lengths2, 2, 10.0, &lists_batch), BSLZ4_E_BAD_ARGUMENT,
+                            "bslz4_gpu_chunk2sparse_multi", "a lists handle whose engine was taken");
+                CHECK_FAILS(bslz4_gpu_chunk2sparse_csc_from_lists(lists, matrix, acc, &made), BSLZ4_E_BAD_ARGUMENT,
+                            "bslz4_gpu_chunk2sparse_csc_from_lists", "a lists handle taken twice");
+                CHECK(made == NULL, "no handle from a spent lists handle");
+                CHECK_OK(bslz4_gpu_chunk2sparse_destroy(lists), "a spent lists handle is destroyed");
+            }
+        }
+
         /* Powders left on the GPU. */
         host = (unsigned char*)malloc(powder_bytes);
         CHECK_OK(bslz4_gpu_chunk2sparse_csc_integrate(gpu, chunks, lengths2, 2, &out), name);

@@ -456,6 +456,13 @@ typedef struct bslz4_gpu_chunk2sparse_csc bslz4_gpu_chunk2sparse_csc;
 BSLZ4_API int bslz4_gpu_chunk2sparse_csc_create(const uint8_t* mask, size_t mask_bytes, size_t ni, size_t nj,
                                                 int pixel_type, const bslz4_matrix* matrix, int acc,
                                                 const bslz4_options* options, bslz4_gpu_chunk2sparse_csc** handle);
+/* The matrix added to a lists handle already made (its context, kernels, buffers, options and
+ * top-pixels rule taken over), so that a program can make its GPU objects while it reads its
+ * matrix. On success the lists handle is spent: any call on it but _destroy fails with
+ * BSLZ4_E_BAD_ARGUMENT, and it must still be destroyed; what it lent is lent no more. On
+ * failure (a matrix of the wrong size, no memory for the partial sums) it is as it was. */
+BSLZ4_API int bslz4_gpu_chunk2sparse_csc_from_lists(bslz4_gpu_chunk2sparse* lists, const bslz4_matrix* matrix,
+                                                    int acc, bslz4_gpu_chunk2sparse_csc** handle);
 BSLZ4_API int bslz4_gpu_chunk2sparse_csc_destroy(bslz4_gpu_chunk2sparse_csc* handle);
 BSLZ4_API int bslz4_gpu_chunk2sparse_csc_call(bslz4_gpu_chunk2sparse_csc* handle, const void* chunk,
                                               size_t chunk_bytes, double cut, bslz4_frame* frame,
