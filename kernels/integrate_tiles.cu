@@ -164,7 +164,7 @@ struct alignas(2 * sizeof(W)) StagedEntry {
     __device__ W weight() const { return w; }
     __device__ uint32_t place() const { return at; }
 };
-// An int64 weight of less than 2^47 (the host checked every one) shares 8 bytes with its place,
+// An int64 weight w, -2^47 <= w < 2^47 (the host checked every one), shares 8 bytes with its place,
 // so the tile's 2,560 staged entries take 20 kB, not 40: a fourth thread block fits beside three.
 template <>
 struct alignas(8) StagedEntry<long long, true> {
@@ -305,7 +305,7 @@ __device__ void reduce_tiles(const A* partial, uint32_t n_frames, const uint32_t
 
 // bslz4_integrate_tiles_<pixel>_<sums>: f64 and f32 sums of float weights, i64 of int64
 // (fixed-point) weights, for acc i64 and for f64 of exact fixed-point sums alike; i64_packed
-// where every weight is below 2^47 (StagedEntry). Dynamic shared memory: tile_shared_bytes
+// where every weight w is -2^47 <= w < 2^47 (StagedEntry). Dynamic shared memory: tile_shared_bytes
 // (kernel_abi.h).
 #define BSLZ4_INTEGRATE_TILES(T, name, A, W, packed, sums)                                                               \
     extern "C" __global__ void __launch_bounds__(bslz4_abi::kTileThreads, 4)                                             \

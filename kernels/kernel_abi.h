@@ -43,7 +43,7 @@ constexpr unsigned kTileLaunchFrames = 16;
 // integrate_tiles' shared memory: a pass of frames (16, 8 of 4-byte pixels) of the tile, pixel by
 // pixel (a pixel's pass of frames side by side: 32 bytes, 16 of 1-byte pixels), then the staged
 // entries: a weight and its pixel's place in the tile, padded to twice the weight's bytes (an
-// int64 weight below 2^47 shares 8 bytes with its place: weight_bytes 4).
+// int64 weight w, -2^47 <= w < 2^47, shares 8 bytes with its place: weight_bytes 4).
 BSLZ4_ABI_FUNCTION unsigned tile_pass_frames(unsigned pixel_bytes) { return pixel_bytes == 4 ? 8 : 16; }
 BSLZ4_ABI_FUNCTION unsigned tile_shared_bytes(unsigned pixel_bytes, unsigned weight_bytes) {
     return kTilePixels * tile_pass_frames(pixel_bytes) * pixel_bytes + kTileStagedEntries * 2 * weight_bytes;

@@ -25,7 +25,7 @@ struct DeviceMatrix {
     // fixed-point matrix.
     DeviceBuffer tile_slot_first, slot_entry_first, entry_pixel, entry_weight, bin_slot_first, bin_slot;
     std::size_t bins = 0, tiles = 0, tiles_x = 0, slots = 0;
-    // Fixed-point weights all of magnitude below 2^47: the tile kernel stages an entry in 8
+    // Fixed-point weights all -2^47 <= w < 2^47: the tile kernel stages an entry in 8
     // bytes, not 16 (integrate_tiles.cu's StagedEntry).
     bool packed_weights = false;
     explicit DeviceMatrix(int device) : ctx(device) {}
