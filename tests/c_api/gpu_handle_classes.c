@@ -238,6 +238,7 @@ void check_gpu_handle_classes(const reference_case* c, const unsigned char* chun
 void check_gpu_handle_classes_without_gpu(int built_without_gpu) {
     unsigned char mask[4] = {1, 1, 1, 1};
     bslz4_chunk2sparse* cpu = NULL;
+    bslz4_gpu_chunk2sparse_csc* csc = NULL;
     bslz4_matrix* matrix = NULL;
     bslz4_frame frame;
     size_t bytes = 0;
@@ -249,7 +250,16 @@ void check_gpu_handle_classes_without_gpu(int built_without_gpu) {
         CHECK_FAILS(bslz4_gpu_chunk2sparse_call((bslz4_gpu_chunk2sparse*)(void*)cpu, mask, 4, 1.0, &frame),
                     BSLZ4_E_NO_GPU_SUPPORT, "bslz4_gpu_chunk2sparse_call",
                     "a cpu handle given to a gpu function of a library without the GPU runtime");
+        CHECK_FAILS(bslz4_gpu_chunk2sparse_csc_from_lists((bslz4_gpu_chunk2sparse*)(void*)cpu, matrix, BSLZ4_ACC_F64, &csc),
+                    BSLZ4_E_NO_GPU_SUPPORT, "bslz4_gpu_chunk2sparse_csc_from_lists",
+                    "a gpu csc from lists in a library without the GPU runtime");
+        CHECK(csc == NULL, "no gpu csc handle");
     } else {
+        CHECK_CLASS_REFUSED(bslz4_gpu_chunk2sparse_csc_from_lists((bslz4_gpu_chunk2sparse*)(void*)cpu, matrix, BSLZ4_ACC_F64,
+                                                                  &csc),
+                            "bslz4_gpu_chunk2sparse_csc_from_lists", "lists", SPARSE, GPU,
+                            "a gpu csc made from a cpu handle, refused without a device");
+        CHECK(csc == NULL, "no gpu csc handle");
         CHECK_CLASS_REFUSED(bslz4_gpu_chunk2sparse_call((bslz4_gpu_chunk2sparse*)(void*)cpu, mask, 4, 1.0, &frame),
                             "bslz4_gpu_chunk2sparse_call", "handle", SPARSE, GPU,
                             "gpu call given a cpu handle, refused without a device");
