@@ -137,7 +137,7 @@ struct TileLoader {
 };
 
 // Asks L2 for the pass of frames f0.. of the tile (each row's bytes, a line or two), so that
-// load_tile's loads, issued after the pass before is summed, find it there: they waited on
+// TileLoader's loads, issued as the pass before is summed, find it there: they waited on
 // device memory for a third of the kernel's time (Nsight Compute, stop 54), the loads being the
 // batch's frames, far more than L2 holds. A prefetch takes no register and no shared memory.
 template <class T>
