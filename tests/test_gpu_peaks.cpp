@@ -197,7 +197,7 @@ TEST_CASE("frames larger than uint16 rows and columns hold are refused", "[peaks
 #if BSLZ4_HAVE_HDF5
 // bslz4 sparse --peaks on the GPU: each decoder labels its batches and pairs their frames, the
 // collector pairs each batch's first frame with the batch before; all of it equal to the CPU job.
-TEST_CASE("bslz4 sparse --peaks on the GPU writes the CPU job's labels, peaks and overlaps, across batches",
+TEST_CASE("bslz4 sparse --peaks on the GPU writes the CPU job's labels, peaks and overlaps, across batches; its labelling decoder takes one ring slot",
           "[peaks][sparse]") {
     const std::size_t ni = 157, nj = 203, frames = 64 * 4 + 7;  // five batches, the last short
     std::vector<std::vector<std::uint8_t>> chunks;
@@ -221,6 +221,12 @@ TEST_CASE("bslz4 sparse --peaks on the GPU writes the CPU job's labels, peaks an
                 const std::atomic<bool> never{false};
                 const tool::SparseSummary s = tool::run_sparse_job(job, never);
                 CHECK(s.peak_pairs > 0);
+                if (where == tool::SparseJob::Where::gpu) {
+                    // a decoder more for the labelling, which holds one ring slot (it labels after
+                    // giving its batch's slot back), not a slot and the next batch's
+                    CHECK(s.decoder_threads == 3);
+                    CHECK(s.ring_slots == s.reader_threads + 2 * 2 + 1);
+                }
                 outputs.push_back(job.output);
             }
             const test::H5Reader cpu(outputs[0]), gpu(outputs[1]);

@@ -150,10 +150,10 @@ void print_job(const JobRun& r, double read_frames_per_s, const char* note = "")
     char matrix[80] = "";
     if (t.matrix > 0) std::snprintf(matrix, sizeof matrix, "matrix %.3f s (while the first batches are read), ", t.matrix);
     std::printf("  %-44s open %.3f s, chunk index %.3f s, %sdecoder objects %.3f s (%.3f s of it waited for after the "
-                "index), first batch %.3f s (%zu frames; ring slots made meanwhile: %.3f s over %u reader threads), "
+                "index), first batch %.3f s (%zu frames; ring slots made meanwhile: %.3f s over %u reader threads, %u slots), "
                 "last writes and close %.3f s, decoders and ring given back %.3f s\n",
                 "    fixed costs:", t.open, t.index, matrix, t.decoders, t.decoders_wait, t.first_batch, t.first_frames,
-                t.slot_memory, s.reader_threads, t.finish, t.release);
+                t.slot_memory, s.reader_threads, s.ring_slots, t.finish, t.release);
     std::printf("  %-44s reading %.3f s over %u threads, decoding %.3f s over %u, handing on %.3f s, writing %.3f s (of the "
                 "loop's %.3f s); chunks read %s\n",
                 "    busy:", t.reading, s.reader_threads, t.decoding, s.decoder_threads, t.handing, t.writing, t.loop,

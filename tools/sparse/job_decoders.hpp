@@ -55,6 +55,9 @@ struct Placement {
     bool gpu = false;
     std::vector<int> devices;
     std::vector<int> decoders;  // the device of each decoder (-1: the CPU)
+    // Of those, the ones added so that labelling peaks keeps up: a decoder labels after its
+    // batch's ring slot is given back, so these add no slot to the ring.
+    std::size_t labelling_decoders = 0;
 };
 Placement place(const SparseJob& job, const ScanInput& scan);
 // Whether the decoders' threads label the peaks (--peaks on GPUs, no spot filter to cut the lists

@@ -141,6 +141,7 @@ struct SparseSummary {
     std::vector<std::string> mask_looked_for;  // unmasked for want of a pixel_mask: the paths looked at
     unsigned reader_threads = 0;
     unsigned decoder_threads = 0;  // one a decoder object
+    unsigned ring_slots = 0;       // batches read and not yet given back, at most
     std::size_t frames_through_hdf5 = 0;  // read with H5Dread_chunk under HDF5's lock, not by position
     JobTimes times;
     // Frames written as bad (job.on_error = report), and the first few of them.
