@@ -164,8 +164,9 @@ struct alignas(2 * sizeof(W)) StagedEntry {
     __device__ W weight() const { return w; }
     __device__ uint32_t place() const { return at; }
 };
-// An int64 weight w, -2^47 <= w < 2^47 (the host checked every one), shares 8 bytes with its place,
-// so the tile's 2,560 staged entries take 20 kB, not 40: a fourth thread block fits beside three.
+// An int64 weight w, -2^47 <= w < 2^47 (weight_packs: the host checked every one), shares 8
+// bytes with its place, so the tile's 2,560 staged entries take 20 kB, not 40: a fourth thread
+// block fits beside three.
 template <>
 struct alignas(8) StagedEntry<long long, true> {
     uint64_t bits;  // weight << 16 | place

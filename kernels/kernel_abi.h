@@ -42,12 +42,18 @@ constexpr unsigned kReduceWarps = 8;
 constexpr unsigned kTileLaunchFrames = 16;
 // integrate_tiles' shared memory: a pass of frames (16, 8 of 4-byte pixels) of the tile, pixel by
 // pixel (a pixel's pass of frames side by side: 32 bytes, 16 of 1-byte pixels), then the staged
-// entries: a weight and its pixel's place in the tile, padded to twice the weight's bytes (an
-// int64 weight w, -2^47 <= w < 2^47, shares 8 bytes with its place: weight_bytes 4).
+// entries of entry_bytes each: a weight and its pixel's place in the tile, 8 bytes (a float
+// weight; an int64 weight w, -2^47 <= w < 2^47, packed with its place) or 16 (any int64 weight).
 BSLZ4_ABI_FUNCTION unsigned tile_pass_frames(unsigned pixel_bytes) { return pixel_bytes == 4 ? 8 : 16; }
-BSLZ4_ABI_FUNCTION unsigned tile_shared_bytes(unsigned pixel_bytes, unsigned weight_bytes) {
-    return kTilePixels * tile_pass_frames(pixel_bytes) * pixel_bytes + kTileStagedEntries * 2 * weight_bytes;
+BSLZ4_ABI_FUNCTION unsigned tile_shared_bytes(unsigned pixel_bytes, unsigned entry_bytes) {
+    return kTilePixels * tile_pass_frames(pixel_bytes) * pixel_bytes + kTileStagedEntries * entry_bytes;
 }
+// Whether an int64 weight packs with its place (16 bits) into 8 bytes: -2^47 <= w < 2^47. A
+// matrix all of whose weights do takes the _i64_packed kernels.
+BSLZ4_ABI_FUNCTION bool weight_packs(long long w) { return w >= -(1LL << 47) && w < (1LL << 47); }
+static_assert(weight_packs(-(1LL << 47)) && weight_packs((1LL << 47) - 1) && !weight_packs(1LL << 47) &&
+                  !weight_packs(-(1LL << 47) - 1),
+              "the packed entry's weight is a signed 48-bit integer");
 // The decode kernel lists up to this many pixels of a tile itself, into the tile's staging
 // slots (tile_staging.cuh); the write kernel then only copies them.
 constexpr unsigned kStagedPerTile = 64;

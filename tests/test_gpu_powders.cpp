@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <thread>
 
 #include "bslz4/bslz4.hpp"
 #include "bslz4/cuda/chunk2sparse.hpp"
@@ -26,6 +29,7 @@
 #include "driver_allocation_hook.hpp"
 #include "driver_api.hpp"
 #include "error_codes.hpp"
+#include "shared_matrices.hpp"
 #include "cli/file_io.hpp"
 #include "gpu_comparison.hpp"
 #include "matrix_support.hpp"
@@ -122,6 +126,39 @@ TEST_CASE("int64 weights are summed exactly, staged 8 bytes an entry below 2^47 
     }
 }
 
+TEST_CASE("an int64 weight of -2^47 or 2^47 - 1 takes the 8-byte staging, one of 2^47 or -2^47 - 1 the 16-byte one; each "
+          "summed exactly",
+          "[gpu][integrate]") {
+    const std::size_t ni = 67, nj = 71, n = ni * nj;
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(97, n, 2.0, 17).input());
+    constexpr long long kEdge = 1LL << 47;
+    struct Case {
+        long long a, b;
+        bool packed;
+    };
+    for (const Case c : {Case{-kEdge, kEdge - 1, true}, Case{kEdge, 5, false}, Case{-kEdge - 1, 5, false}})
+        for (PixelType t : {PixelType::u8, PixelType::i8}) {  // 1-byte pixels: int64 sums have room for 2^48 weights
+            INFO(pixel_type_name(t) << ": weights " << c.a << " and " << c.b);
+            IntegrationMatrix x = fixed_point_matrix(m, t);
+            for (std::int64_t& w : x.fixed_weight) w /= 1024;  // all below 2^47 but the two set here
+            x.fixed_weight[0] = c.a;
+            x.fixed_weight[x.fixed_weight.size() / 2] = c.b;
+            const Stack s = eiger_stack(ni, nj, t, 20);
+            {
+                const cuda::detail::PrimaryContext ctx(0);
+                const cuda::detail::ScopedContext scope(ctx);
+                const cuda::detail::PreparedMatrix prepared =
+                    cuda::detail::shared_prepared_matrix(0, x, ByteView(s.mask), t, Accumulator::i64, ni, nj);
+                CHECK(prepared.matrix->packed_weights == c.packed);
+            }
+            bslz4::Chunk2SparseCSC cpu(s.mask, ni, nj, t, x, Accumulator::i64);
+            cuda::Chunk2SparseCSC gpu(s.mask, ni, nj, t, x, Accumulator::i64);
+            const IntegratedBatch want = cpu.multi(s.views(), 3.0), got = gpu.multi(s.views(), 3.0);
+            require_same(got.sparse, want.sparse);
+            require_close(got.powder, want.powder);
+        }
+}
+
 TEST_CASE("a CSC object made from a lists object integrates as one made whole, keeps its options and top pixels, and a "
           "refused matrix leaves the lists object listing; a moved-from lists object refuses calls",
           "[gpu][integrate]") {
@@ -168,6 +205,86 @@ TEST_CASE("a CSC object made from a lists object integrates as one made whole, k
     const IntegratedBatch c = cpu.multi(s.views(), 3.0), g = top.multi(s.views(), 3.0);
     require_same(g.sparse, c.sparse);
     require_close(g.powder, c.powder);
+}
+
+namespace {
+
+// Holds the first cuStreamSynchronize of a call (on whatever thread makes it) until released, so
+// that a test can act while another thread is inside a call; the driver's entry restored when
+// this goes.
+class HeldSynchronize {
+public:
+    HeldSynchronize() : api_(const_cast<cuda::detail::DriverApi&>(cuda::detail::driver())) {
+        real() = api_.cuStreamSynchronize;
+        phase() = 0;
+        api_.cuStreamSynchronize = [](CUstream st) {
+            int idle = 0;
+            if (phase().compare_exchange_strong(idle, 1))
+                for (int k = 0; k < 2000 && phase() != 2; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            return real()(st);
+        };
+    }
+    ~HeldSynchronize() {
+        release();
+        api_.cuStreamSynchronize = real();
+    }
+    HeldSynchronize(const HeldSynchronize&) = delete;
+    HeldSynchronize& operator=(const HeldSynchronize&) = delete;
+    // Whether a call reached it within 10 s.
+    bool reached() const {
+        for (int k = 0; k < 2000 && phase() == 0; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return phase() == 1;
+    }
+    void release() { phase() = 2; }
+
+private:
+    static std::atomic<int>& phase() {
+        static std::atomic<int> p{0};
+        return p;
+    }
+    static decltype(&::cuStreamSynchronize)& real() {
+        static decltype(&::cuStreamSynchronize) f = nullptr;
+        return f;
+    }
+    cuda::detail::DriverApi& api_;
+};
+
+}  // namespace
+
+TEST_CASE("a lists object in a call on another thread is not made into a CSC object: refused with bad_argument, its "
+          "call finishes as it would have, and the lists object then takes the matrix",
+          "[gpu][integrate]") {
+    const std::size_t ni = 100, nj = 97, n = ni * nj;
+    const Stack s = eiger_stack(ni, nj, PixelType::u16, 24);
+    const auto mask = test::random_mask(n, 19);
+    const IntegrationMatrix m = normalise_matrix(test::random_csr(150, n, 2.0, 23).input());
+    bslz4::Chunk2SparseCSC cpu(mask, ni, nj, PixelType::u16, m);
+    const IntegratedBatch want = cpu.multi(s.views(), 3.0);
+    cuda::Chunk2Sparse lists(mask, ni, nj, PixelType::u16);
+    SparseBatch got;
+    std::exception_ptr failed;
+    {
+        HeldSynchronize held;
+        std::thread caller([&] {
+            try {
+                got = lists.multi(s.views(), 3.0);
+            } catch (...) {
+                failed = std::current_exception();
+            }
+        });
+        const bool reached = held.reached();
+        const ErrorCode refused = test::code_thrown_by([&] { cuda::Chunk2SparseCSC x(std::move(lists), m); });
+        held.release();
+        caller.join();
+        REQUIRE(reached);
+        CHECK(refused == ErrorCode::bad_argument);
+    }
+    REQUIRE_FALSE(failed);
+    require_same(got, want.sparse);
+    cuda::Chunk2SparseCSC made(std::move(lists), m);
+    const IntegratedBatch g = made.multi(s.views(), 3.0);
+    require_same(g.sparse, want.sparse);
+    require_close(g.powder, want.powder);
 }
 
 TEST_CASE("a lists object whose matrix finds no memory for its partial sums is refused with out_of_memory, keeps listing, "

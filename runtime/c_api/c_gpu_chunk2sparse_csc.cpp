@@ -34,8 +34,7 @@ int bslz4_gpu_chunk2sparse_csc_create(const uint8_t* mask, size_t mask_bytes, si
 int bslz4_gpu_chunk2sparse_csc_from_lists(bslz4_gpu_chunk2sparse* lists, const bslz4_matrix* matrix, int acc,
                                           bslz4_gpu_chunk2sparse_csc** handle) {
     return create_call("bslz4_gpu_chunk2sparse_csc_from_lists", handle, [&] {
-        checked(lists, "lists");
-        const InCall in_call(lists);  // no other thread in a call on the lists handle while its engine moves
+        const InCall in_call(lists, "lists");  // no other thread in a call on the lists handle while its engine moves
         const IntegrationMatrix& x = matrix_of(matrix);
         const Accumulator a = accumulator_from(acc);
         // A throw leaves the lists engine where it was; after success, calls on the lists handle

@@ -13,8 +13,9 @@ namespace bslz4::c_api {
 // GPU classes refuse it), never a race on the object's buffers or on what it lends.
 class InCall {
 public:
+    // `name`: the parameter, as an error names it.
     template <class H>
-    explicit InCall(H* h) : guard_(checked(h, "handle")->busy, "handle") {}
+    explicit InCall(H* h, const char* name = "handle") : guard_(checked(h, name)->busy, name) {}
 
 private:
     bslz4::detail::CallGuard guard_;

@@ -10,12 +10,11 @@ using namespace detail;
 Chunk2SparseCSC::Chunk2SparseCSC(ByteView mask, std::size_t ni, std::size_t nj, PixelType pixel_type,
                                  const IntegrationMatrix& matrix, Accumulator acc, Chunk2SparseOptions options)
     : state_(make_engine(mask, ni, nj, pixel_type, options)) {
-    live_engine(state_).add_matrix(matrix, acc);
+    state_->add_matrix(matrix, acc);
 }
 
 Chunk2SparseCSC::Chunk2SparseCSC(Chunk2Sparse&& lists, const IntegrationMatrix& matrix, Accumulator acc) {
-    if (!lists.state_) throw Error(ErrorCode::bad_argument, "Chunk2SparseCSC: the Chunk2Sparse given was moved from");
-    lists.state_->add_matrix(matrix, acc);  // a throw leaves the engine as it was, and lists keeps it
+    live_engine(lists.state_).add_matrix(matrix, acc);  // a throw leaves the engine as it was, and lists keeps it
     state_ = std::move(lists.state_);
 }
 Chunk2SparseCSC::~Chunk2SparseCSC() = default;

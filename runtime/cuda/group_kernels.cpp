@@ -102,7 +102,7 @@ void GroupKernels::add_matrix(const Module& module) {
     integrate_tiles_ = {module, "bslz4_integrate_tiles_" + tn + "_" + sums};
     reduce_tiles_ = {module, std::string("bslz4_reduce_tiles_") + accumulator_name(powders_.acc) + (f64_of_fixed ? "_fixed" : "")};
     const std::size_t sum_bytes = powders_.fixed_sums ? 8 : accumulator_size(powders_.acc);
-    tile_shared_bytes_ = abi::tile_shared_bytes(static_cast<unsigned>(format_.bpp), powders_.fixed_sums && !packed ? 8u : 4u);
+    tile_shared_bytes_ = abi::tile_shared_bytes(static_cast<unsigned>(format_.bpp), powders_.fixed_sums && !packed ? 16u : 8u);
     check(driver().cuFuncSetAttribute(integrate_tiles_.get(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                       static_cast<int>(tile_shared_bytes_)),
           "cuFuncSetAttribute(bslz4_integrate_tiles, shared memory)");

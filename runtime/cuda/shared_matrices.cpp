@@ -122,10 +122,7 @@ std::shared_ptr<const DeviceMatrix> upload_matrix(int device, std::size_t bins, 
     upload_vector(d->bin_slot_first, t.bin_slot_first, "matrix bins' slots");
     upload_vector(d->bin_slot, t.bin_slot, "matrix slots by bin");
     if constexpr (std::is_same<W, std::int64_t>::value) {
-        constexpr std::uint64_t kHalfRange = std::uint64_t{1} << 47;
-        d->packed_weights = std::all_of(tiled.weight.begin(), tiled.weight.end(), [](std::int64_t w) {
-            return static_cast<std::uint64_t>(w) + kHalfRange < 2 * kHalfRange;  // -2^47 <= w < 2^47
-        });
+        d->packed_weights = std::all_of(tiled.weight.begin(), tiled.weight.end(), [](std::int64_t w) { return bslz4_abi::weight_packs(w); });
     }
     return d;
 }
