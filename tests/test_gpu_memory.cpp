@@ -345,6 +345,33 @@ TEST_CASE("reserve grows the staging and device buffers before the first call, w
     REQUIRE(std::memcmp(g.powder.data, c.powder.data, 40 * 20 * 8) == 0);
 }
 
+TEST_CASE("an object's list buffers are grown for the groups it is called with, not made for its largest group when it "
+          "is made",
+          "[gpu][memory]") {
+    const Stack s = eiger_stack(300, 517, PixelType::u16, 64);
+    const std::size_t n = s.ni * s.nj, room = n * 2 / (4 + 2) * (2 + 4);  // a frame's lists at cap pixels
+    bslz4::Chunk2Sparse cpu(s.mask, s.ni, s.nj, s.type);
+    std::size_t made = 0, called = 0;
+    std::optional<cuda::Chunk2Sparse> gpu;
+    {
+        test::DriverAllocationHook counter;
+        gpu.emplace(s.mask, s.ni, s.nj, s.type);
+        made = counter.device_bytes();
+    }
+    INFO("group " << gpu->group() << ", batch " << gpu->batch() << ": " << made / 1e6 << " MB when made");
+    CHECK(gpu->group() == 256);
+    CHECK(made < std::size_t{3} * 256 * room);  // three slots' lists for 256 frames alone would be more
+    {
+        // 64 frames come in 4 groups of 16: the three slots' lists grow for 16 frames
+        test::DriverAllocationHook counter;
+        require_same(gpu->multi(s.views(), 3.0), cpu.multi(s.views(), 3.0));
+        called = counter.device_bytes();
+    }
+    INFO(called / 1e6 << " MB grown by the first call");
+    CHECK(called >= std::size_t{3} * 16 * room);
+    CHECK(called < std::size_t{3} * 256 * room);  // with the chunks' and sequences' buffers
+}
+
 TEST_CASE("pinned memory of 2 MB and more is not copied into a forked child, as cuMemHostAlloc's is not", "[gpu][pinned]") {
     cuda::PinnedHostMemory large(std::size_t{64} << 20), small(4096);
     REQUIRE(large.pinned());

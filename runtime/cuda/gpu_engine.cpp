@@ -166,15 +166,19 @@ void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in
         on_device->gather(s, first, count, kernels_.gather_kernel());
     else
         upload_.upload_chunks(s, in, count);
-    size_powders(s, count);
+    size_group(s, count);
     kernels_.queue(s, first, count, cut, !host_walk, outputs_);
     collector_.queue_downloads(s, first, count);
 }
 
-// The slot is idle (its last group collected). Sized by the groups called for, not the largest
-// group: a 2D powder (1,500 x 72 bins, f64) is 864 kB a frame, 221 MB pinned a slot for 256
-// frames, where a job calls 64.
-void GpuEngine::size_powders(GroupSlot& s, std::size_t count) {
+// The slot is idle (its last group collected). Its lists' and powders' buffers are sized by the
+// groups called for, not the largest group: room for lists of cap pixels is 2.3 GB a slot for
+// 256 dense Eiger 4M u16 frames (an object held 9 GB of device memory, whose freeing alone took
+// 6 ms), and a 2D powder (1,500 x 72 bins, f64) is 864 kB a frame, 221 MB pinned a slot for 256
+// frames, where bslz4 sparse calls 64 frames in groups of 16.
+void GpuEngine::size_group(GroupSlot& s, std::size_t count) {
+    grow_device(s.values, count * format_.cap * format_.bpp, "listed values");
+    grow_device(s.indices, count * format_.cap * 4, "listed indices");
     if (!powder_spec_.matrix) return;
     const std::size_t need = count * powder_spec_.row_bytes();
     grow_device(s.powder, need, "powders");
@@ -256,7 +260,7 @@ void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory
         if (!most[k]) continue;
         if (chunks == ChunkMemory::pageable || options_.codec != Codec::lz4) staging_.reserve(slots_[k], most[k], chunk_bytes);
         upload_.reserve(slots_[k], most[k], chunk_bytes);
-        size_powders(slots_[k], most[k]);
+        size_group(slots_[k], most[k]);
     }
     collector_.reserve(frames);
 }
@@ -363,7 +367,7 @@ double GpuEngine::time_kernels(const std::vector<ByteView>& chunks, double cut, 
             take_refused(false);
             upload_.upload_meta(s, in, n, nullptr);
             upload_.upload_chunks(s, in, n);
-            size_powders(s, n);
+            size_group(s, n);
             kernels_.queue(s, 0, n, c, true, outputs_);  // warm-up, and a check that the chunks are good
         }
         for (GroupSlot& s : slots_) check(driver().cuStreamSynchronize(s.stream.get()), "cuStreamSynchronize");

@@ -111,8 +111,8 @@ private:
     // previous group finished).
     void submit(GroupSlot& s, const GroupSlot* previous, const Staged& in, std::size_t first, std::size_t count,
                 const bslz4_abi::Cut& cut, ChunkSource chunks, const DeviceChunks* on_device);
-    // The powder buffers of an idle slot, for a group of `count` frames.
-    void size_powders(GroupSlot& s, std::size_t count);
+    // The list and powder buffers of an idle slot, grown for a group of `count` frames.
+    void size_group(GroupSlot& s, std::size_t count);
     // Whether a group of `count` frames has its block headers walked on the host (not when its
     // chunks are on the device).
     bool walks_on_host(std::size_t count, const DeviceChunks* on_device) const;

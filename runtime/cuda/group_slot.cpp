@@ -6,7 +6,7 @@ namespace bslz4::cuda::detail {
 
 GroupSlot::GroupSlot(const FrameFormat& format, unsigned batch, unsigned group) {
     const abi::FrameGeometry& geometry = format.geometry;
-    const std::size_t bpp = format.bpp, cap = format.cap;
+    const std::size_t bpp = format.bpp;
     stream = make_stream();
     upload_stream = make_stream();
     uploaded = make_event();
@@ -29,8 +29,6 @@ GroupSlot::GroupSlot(const FrameFormat& format, unsigned batch, unsigned group) 
     const std::size_t staged = std::size_t{batch} * geometry.n_tiles * abi::kStagedPerTile;
     stage_values = DeviceBuffer(staged * bpp, "staged values");
     stage_indices = DeviceBuffer(staged * 4, "staged indices");
-    values = DeviceBuffer(std::size_t{group} * cap * bpp, "listed values");
-    indices = DeviceBuffer(std::size_t{group} * cap * 4, "listed indices");
     frame_level = DeviceBuffer(group * 4, "top-pixel levels");
     nabove = DeviceBuffer(group * 8, "top-pixel counts");
     frame_level_host = TransferBuffer(group * 4, "top-pixel levels");

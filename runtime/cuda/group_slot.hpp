@@ -38,7 +38,8 @@ struct GroupSlot {
     DeviceBuffer chunks_dev;
     TransferBuffer meta_host;  // chunk offsets and lengths, then the host walk's offsets and statuses
     DeviceBuffer chunk_offset, chunk_length, block_offset, tail_offset, status, tile_count, tile_offset, npixels;
-    DeviceBuffer frame_offset, dense, values, indices;
+    DeviceBuffer frame_offset, dense;
+    DeviceBuffer values, indices;  // the lists, cap a frame: grown for the groups called for (GpuEngine::size_group)
     DeviceBuffer seq_first, seq_count, sequences;  // lz4_parse's sequences, for the span in hand
     TransferBuffer seq_first_host;
     unsigned parse_span = 1;  // batches parsed by one lz4_parse launch
