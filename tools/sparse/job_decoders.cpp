@@ -64,9 +64,10 @@ Chunk2SparseOptions cpu_options(const SparseJob& job, const ScanInput& scan) {
 
 #if BSLZ4_HAVE_CUDA
 // A GPU object's groups: a call of kBatchFrames comes in 4 groups (Chunk2SparseOptions::group),
-// so slots made for more frames are never filled. Sized by default (256 frames a group) an
-// object held 9 GB of device memory, and giving it back took 6 ms (cuMemFree takes some
-// 0.7 ms a GB on the H200); the kernels' work is the same.
+// so slots made for more frames (their dense frames, their staged pixels) are never filled.
+// Reserved for the job's batches of dense Eiger 4M u16 frames on the H200, three objects held
+// 7.4 GB of device memory with the default groups and 3.3 GB with these, and were given back in
+// 16 and 8-9 ms (cuMemFree takes some 0.7 ms a GB); the kernels' work is the same.
 constexpr unsigned kCallGroupFrames = kBatchFrames / 4;
 
 class PinnedSlot : public SlotMemory {
