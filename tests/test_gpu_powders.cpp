@@ -263,6 +263,7 @@ TEST_CASE("a lists object in a call on another thread is not made into a CSC obj
     cuda::Chunk2Sparse lists(mask, ni, nj, PixelType::u16);
     SparseBatch got;
     std::exception_ptr failed;
+    std::optional<cuda::Chunk2SparseCSC> taken;  // kept past the call, should the refusal fail
     {
         HeldSynchronize held;
         std::thread caller([&] {
@@ -273,11 +274,12 @@ TEST_CASE("a lists object in a call on another thread is not made into a CSC obj
             }
         });
         const bool reached = held.reached();
-        const ErrorCode refused = test::code_thrown_by([&] { cuda::Chunk2SparseCSC x(std::move(lists), m); });
+        const ErrorCode refused = test::code_thrown_by([&] { taken.emplace(std::move(lists), m); });
         held.release();
         caller.join();
         REQUIRE(reached);
-        CHECK(refused == ErrorCode::bad_argument);
+        REQUIRE(refused == ErrorCode::bad_argument);
+        REQUIRE_FALSE(taken);
     }
     REQUIRE_FALSE(failed);
     require_same(got, want.sparse);

@@ -78,7 +78,8 @@ class SparseCalls:
         except DecodeError as e:
             raise e.in_call(nframes, "gpu" if self._gpu_errors else "mask")
 
-    def _setup(self, mask, dtype, codec, howmany, thresholds, bins=0, acc=None):
+    def _setup(self, mask, dtype, codec, howmany, thresholds, bins=0, acc=None, engine=None):
+        """engine: a callable giving the engine (taken from another object), else _make_engine."""
         self.mask, self._ni, self._nj = _arguments.frame_mask(mask)
         self.nfast = self._nj
         self.npix = self._ni * self._nj
@@ -91,7 +92,7 @@ class SparseCalls:
         self._has_powder = acc is not None
         self.last_cut = np.zeros(0, np.float64)
         self.last_nabove = np.zeros(0, np.int64)
-        self._engine = self._make_engine(_arguments.codec_name(self.codec))
+        self._engine = engine() if engine else self._make_engine(_arguments.codec_name(self.codec))
 
     def _engine_for(self, first_chunk):
         """The engine, made again for zstd when the codec was not given and the first chunk is zstd."""

@@ -166,6 +166,17 @@ void bind_gpu(py::module_& m) {
              py::arg("mask"), py::arg("ni"), py::arg("nj"), py::arg("dtype"), py::arg("matrix"), py::arg("acc"),
              py::arg("batch"), py::arg("group"), py::arg("unblock"), py::arg("device"), py::arg("codec"),
              py::arg("howmany"), py::arg("thresholds"))
+        .def_static(
+            "from_lists",
+            [](GpuLists& lists, const IntegrationMatrix& matrix, const std::string& acc) {
+                const Accumulator a = parse_accumulator(acc);
+                py::gil_scoped_release nogil;
+                CallGuard guard(lists.busy);  // no call of another thread on the lists object while its engine moves
+                // A matrix refused leaves the lists object's engine where it was.
+                return std::make_unique<GpuPowders>(lists.pixels, lists.pixel_bytes, matrix.bins * accumulator_size(a),
+                                                    std::move(lists.engine), matrix, a);
+            },
+            py::arg("lists"), py::arg("matrix"), py::arg("acc"))
         .def_property_readonly("bins", [](GpuPowders& h) { return h.engine.bins(); })
         .def(
             "integrate",

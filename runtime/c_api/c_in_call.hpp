@@ -13,9 +13,9 @@ namespace bslz4::c_api {
 // GPU classes refuse it), never a race on the object's buffers or on what it lends.
 class InCall {
 public:
-    // `name`: the parameter, as an error names it.
+    // `name`: the parameter, as a null or wrong-class handle's error names it.
     template <class H>
-    explicit InCall(H* h, const char* name = "handle") : guard_(checked(h, name)->busy, name) {}
+    explicit InCall(H* h, const char* name = "handle") : guard_(checked(h, name)->busy, "handle") {}
 
 private:
     bslz4::detail::CallGuard guard_;

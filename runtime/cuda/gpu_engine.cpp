@@ -166,7 +166,6 @@ void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in
         on_device->gather(s, first, count, kernels_.gather_kernel());
     else
         upload_.upload_chunks(s, in, count);
-    size_group(s, count);
     kernels_.queue(s, first, count, cut, !host_walk, outputs_);
     collector_.queue_downloads(s, first, count);
 }
@@ -175,10 +174,13 @@ void GpuEngine::submit(GroupSlot& s, const GroupSlot* previous, const Staged& in
 // groups called for, not the largest group: room for lists of cap pixels is 2.3 GB a slot for
 // 256 dense Eiger 4M u16 frames (an object held 9 GB of device memory, whose freeing alone took
 // 6 ms), and a 2D powder (1,500 x 72 bins, f64) is 864 kB a frame, 221 MB pinned a slot for 256
-// frames, where bslz4 sparse calls 64 frames in groups of 16.
-void GpuEngine::size_group(GroupSlot& s, std::size_t count) {
-    grow_device(s.values, count * format_.cap * format_.bpp, "listed values");
-    grow_device(s.indices, count * format_.cap * 4, "listed indices");
+// frames, where bslz4 sparse calls 64 frames in groups of 16. `lists`: whether the calls list
+// (decompress and integrate do not).
+void GpuEngine::size_group(GroupSlot& s, std::size_t count, bool lists) {
+    if (lists) {
+        grow_device(s.values, count * format_.cap * format_.bpp, "listed values");
+        grow_device(s.indices, count * format_.cap * 4, "listed indices");
+    }
     if (!powder_spec_.matrix) return;
     const std::size_t need = count * powder_spec_.row_bytes();
     grow_device(s.powder, need, "powders");
@@ -249,6 +251,17 @@ void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory
     // its restaged length, whatever its own.
     chunk_bytes = staging_.uploaded_bytes(std::min(chunk_bytes, format_.max_chunk_bytes));
     // Between calls every slot is idle: its groups were finished, or abandoned after an error.
+    const std::vector<std::size_t> most = largest_groups(frames);
+    for (std::size_t k = 0; k < slots_.size(); ++k) {
+        if (!most[k]) continue;
+        if (chunks == ChunkMemory::pageable || options_.codec != Codec::lz4) staging_.reserve(slots_[k], most[k], chunk_bytes);
+        upload_.reserve(slots_[k], most[k], chunk_bytes);
+        size_group(slots_[k], most[k], true);
+    }
+    collector_.reserve(frames);
+}
+
+std::vector<std::size_t> GpuEngine::largest_groups(std::size_t frames) const {
     std::vector<std::size_t> most(slots_.size(), 0);
     for (std::size_t g = 0, first = 0; first < frames; ++g) {
         const std::size_t count = group_frames(g, first, frames);
@@ -256,13 +269,7 @@ void GpuEngine::reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory
         first += count;
         if (g >= 2 * slots_.size()) break;  // every later group is a full group or the last batch
     }
-    for (std::size_t k = 0; k < slots_.size(); ++k) {
-        if (!most[k]) continue;
-        if (chunks == ChunkMemory::pageable || options_.codec != Codec::lz4) staging_.reserve(slots_[k], most[k], chunk_bytes);
-        upload_.reserve(slots_[k], most[k], chunk_bytes);
-        size_group(slots_[k], most[k]);
-    }
-    collector_.reserve(frames);
+    return most;
 }
 
 SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, OnError on_error,
@@ -283,6 +290,11 @@ SparseBatch GpuEngine::run(std::size_t nframes, double cut, ChunkSource chunks, 
     const ChunkSource screened(screened_lookup);
     const abi::Cut c = make_cut(format_.type, cut);
     try {
+        // Every slot idle, each grown now for the largest group it will take: a buffer freed
+        // and made again part way through the call would wait for the device.
+        const std::vector<std::size_t> most = largest_groups(nframes);
+        for (std::size_t k = 0; k < slots_.size(); ++k)
+            if (most[k]) size_group(slots_[k], most[k], outputs_.lists);
         std::size_t g = 0;
         // The first group of a call is one batch, so the kernels start after a short upload
         // and the uploads of the full groups that follow overlap them; the last batch is a
@@ -367,7 +379,7 @@ double GpuEngine::time_kernels(const std::vector<ByteView>& chunks, double cut, 
             take_refused(false);
             upload_.upload_meta(s, in, n, nullptr);
             upload_.upload_chunks(s, in, n);
-            size_group(s, n);
+            size_group(s, n, outputs_.lists);
             kernels_.queue(s, 0, n, c, true, outputs_);  // warm-up, and a check that the chunks are good
         }
         for (GroupSlot& s : slots_) check(driver().cuStreamSynchronize(s.stream.get()), "cuStreamSynchronize");

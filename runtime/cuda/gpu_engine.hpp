@@ -74,9 +74,9 @@ public:
                            const std::vector<std::uint64_t>& lengths, double cut, const ListRows* rows = nullptr);
     Powder powders(std::size_t nframes) const { return collector_.powders(nframes); }
     // Grows now what calls of up to `frames` chunks of up to `chunk_bytes` bytes would grow on
-    // their first run (Chunk2Sparse::reserve): each slot's staging, device chunks and LZ4
-    // sequences for the largest group it would take, and the host result arrays; no staging for
-    // lz4 chunks in pinned memory.
+    // their first run (Chunk2Sparse::reserve): each slot's staging, device chunks, LZ4
+    // sequences, lists and powders for the largest group it would take, and the host result
+    // arrays; no staging for lz4 chunks in pinned memory.
     void reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory chunks);
     // decompress / integrate: the dense frames or the powders of chunks, left on the device.
     DeviceArray run_to_device(std::size_t nframes, bool frames, ChunkSource chunks, DeviceChunks* on_device = nullptr);
@@ -111,8 +111,11 @@ private:
     // previous group finished).
     void submit(GroupSlot& s, const GroupSlot* previous, const Staged& in, std::size_t first, std::size_t count,
                 const bslz4_abi::Cut& cut, ChunkSource chunks, const DeviceChunks* on_device);
-    // The list and powder buffers of an idle slot, grown for a group of `count` frames.
-    void size_group(GroupSlot& s, std::size_t count);
+    // The list (where `lists`) and powder buffers of an idle slot, grown for a group of `count`
+    // frames.
+    void size_group(GroupSlot& s, std::size_t count, bool lists);
+    // The largest group each slot takes in a call of `frames` frames (group_frames, in turn).
+    std::vector<std::size_t> largest_groups(std::size_t frames) const;
     // Whether a group of `count` frames has its block headers walked on the host (not when its
     // chunks are on the device).
     bool walks_on_host(std::size_t count, const DeviceChunks* on_device) const;

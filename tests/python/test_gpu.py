@@ -74,6 +74,48 @@ def test_gpu_top_pixels_and_powders_equal_the_cpu_class():
         np.testing.assert_allclose(on_device.get(), p_c, rtol=1e-13)
 
 
+def test_a_csc_object_made_from_a_lists_object_takes_its_gpu_object_and_integrates_as_one_made_whole():
+    scipy_sparse = pytest.importorskip("scipy.sparse", reason="scipy is not installed")
+    frames, mask = eiger_frames(6, "u16")
+    chunks = encoded(frames)
+    rng = np.random.default_rng(2)
+    npix = mask.size
+    matrix = scipy_sparse.csc_matrix((rng.random(2 * npix).astype(np.float32),
+                                      (rng.integers(0, 200, 2 * npix), rng.integers(0, npix, 2 * npix))),
+                                     shape=(200, npix))
+    fixed = bslz4.fixed_point_matrix(matrix, mask, np.uint16)
+    for csc, acc in ((matrix, "f64"), (fixed, None)):
+        cpu = bslz4.chunk2sparseCSC(mask, csc, np.uint16, howmany=150, acc=acc)
+        n_c, (v_c, i_c), p_c = cpu.multi(chunks, 3)
+        lists = gpu.chunk2sparse(mask, np.uint16, howmany=150, batch=4, group=8)
+        n_l, _ = lists.multi(chunks, 3)
+        np.testing.assert_array_equal(n_l, n_c)
+        # a matrix of another frame size is refused, and the lists object keeps listing
+        wrong = scipy_sparse.csc_matrix((np.ones(3, np.float32), ([0, 1, 2], [0, 1, 2])), shape=(3, npix - 1))
+        with pytest.raises(ValueError):
+            gpu.chunk2sparseCSC.from_lists(lists, wrong, acc=acc)
+        np.testing.assert_array_equal(lists.multi(chunks, 3)[0], n_c)
+        made = gpu.chunk2sparseCSC.from_lists(lists, csc, acc=acc)
+        assert (made.batch, made.group, made.nbins, made.acc) == (4, 8, 200, cpu.acc)
+        n_g, (v_g, i_g), p_g = made.multi(chunks, 3)
+        np.testing.assert_array_equal(n_g, n_c)
+        for f in range(6):
+            np.testing.assert_array_equal(i_g[f, : n_g[f]], i_c[f, : n_c[f]])
+            np.testing.assert_array_equal(v_g[f, : n_g[f]], v_c[f, : n_c[f]])
+        if p_c.dtype == np.int64:
+            np.testing.assert_array_equal(p_g, p_c)
+        else:
+            np.testing.assert_allclose(p_g, p_c, rtol=1e-13)
+        assert made.powder_scale == cpu.powder_scale
+        # the lists object's GPU object went to the new one: it takes no more calls
+        with pytest.raises(ValueError, match="moved from"):
+            lists.multi(chunks, 3)
+        with pytest.raises(ValueError):
+            gpu.chunk2sparseCSC.from_lists(lists, csc, acc=acc)
+    with pytest.raises(TypeError):
+        gpu.chunk2sparseCSC.from_lists(bslz4.chunk2sparse(mask, np.uint16), matrix)
+
+
 def test_cupy_takes_decompress_without_a_copy_and_from_device_reads_cupy_chunks():
     cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
     frames, mask = eiger_frames(5, "u16")

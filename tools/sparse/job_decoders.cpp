@@ -66,7 +66,8 @@ Chunk2SparseOptions cpu_options(const SparseJob& job, const ScanInput& scan) {
 // A GPU object's groups: a call of kBatchFrames comes in 4 groups (Chunk2SparseOptions::group),
 // so slots made for more frames (their dense frames, their staged pixels) are never filled.
 // Reserved for the job's batches of dense Eiger 4M u16 frames on the H200, three objects held
-// 7.4 GB of device memory with the default groups and 3.3 GB with these, and were given back in
+// 7.4 GB of device memory with the default groups (their lists grown for the calls) and 3.3 GB
+// with these (batches then of 16 frames too), and were given back in
 // 16 and 8-9 ms (cuMemFree takes some 0.7 ms a GB); the kernels' work is the same.
 constexpr unsigned kCallGroupFrames = kBatchFrames / 4;
 

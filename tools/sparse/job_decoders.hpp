@@ -56,7 +56,7 @@ struct Placement {
     std::vector<int> devices;
     std::vector<int> decoders;  // the device of each decoder (-1: the CPU)
     // Of those, the ones added so that labelling peaks keeps up: a decoder labels after its
-    // batch's ring slot is given back, so these add no slot to the ring.
+    // batch's ring slot is given back, so each of these adds one slot to the ring, not two.
     std::size_t labelling_decoders = 0;
 };
 Placement place(const SparseJob& job, const ScanInput& scan);

@@ -152,6 +152,23 @@ class chunk2sparseCSC(_GpuCalls):
         self._gpu_setup(batch, group, unblock, device)
         self._setup(mask, dtype, codec, howmany, thresholds, self.nbins, self.acc)
 
+    @classmethod
+    def from_lists(cls, lists, csc, acc=None):
+        """A chunk2sparseCSC made from a chunk2sparse by adding the matrix to its GPU object (its
+        context, kernels, buffers grown so far and top-pixel rule), rather than making another:
+        lists takes no more calls. csc and acc as the constructor's. A matrix refused leaves lists
+        as it was."""
+        if not isinstance(lists, chunk2sparse):
+            raise TypeError("from_lists takes a bslz4.cuda.chunk2sparse, not %s" % type(lists).__name__)
+        self = cls.__new__(cls)
+        self._matrix, self.acc = _matrix.matrix_and_acc(csc, lists.mask, lists.dtype, acc)
+        self.nbins = self._matrix.bins
+        self._batch, self._group, self.unblock, self._device = lists._batch, lists._group, lists.unblock, lists._device
+        codec = None if lists._codec_pending else lists.codec
+        self._setup(lists.mask, lists.dtype, codec, lists.howmany, lists.thresholds, self.nbins, self.acc,
+                    engine=lambda: _ext.GpuPowders.from_lists(lists._engine, self._matrix, self.acc))
+        return self
+
     @property
     def device(self):
         return None if self._device < 0 else self._device

@@ -109,13 +109,13 @@ public:
     // host only when more than cap() are kept (howmany nullopt or above cap()).
     void set_top_pixels(std::optional<std::size_t> howmany, std::optional<std::vector<double>> thresholds = std::nullopt);
 
-    // Grows now what calls of up to `frames` chunks of up to `chunk_bytes` bytes each would
-    // grow on their first run: the pinned staging the chunks are copied into, the device
-    // buffers for them and their LZ4 sequences, and the host arrays of the results; so the
-    // first call is as quick as the next. Takes what those calls would take, and nothing
-    // shrinks; a call with larger chunks or more frames still grows what it needs. (zstd: what
-    // a chunk uploads is set by the frame, whatever the chunk's length.) Chunks in pinned memory
-    // (ChunkMemory::pinned) skip the staging.
+    // Grows now what calls of up to `frames` chunks of up to `chunk_bytes` bytes each would grow on
+    // their first run: the pinned staging the chunks are copied into, the device buffers for them,
+    // their LZ4 sequences and their lists, and the host arrays of the results; so the first call is as
+    // quick as the next. Takes what those calls would take, and nothing shrinks; a call with larger
+    // chunks or more frames still grows what it needs. (zstd: what a chunk uploads is set by the
+    // frame, whatever the chunk's length.) Chunks in pinned memory (ChunkMemory::pinned) skip the
+    // staging.
     void reserve(std::size_t frames, std::size_t chunk_bytes, ChunkMemory chunks = ChunkMemory::pageable);
 
     // Frames of the last call with more than cap() pixels, listed on the host instead.
