@@ -25,6 +25,14 @@ def eiger_frames(n, dtype="u16", profile="dense", shape=(514, 1030)):
     return frames, mask
 
 
+def random_matrix(scipy_sparse, bins, npix, seed):
+    """A (bins, npix) float32 CSC matrix of 2 * npix random weights at random places."""
+    rng = np.random.default_rng(seed)
+    return scipy_sparse.csc_matrix((rng.random(2 * npix).astype(np.float32),
+                                    (rng.integers(0, bins, 2 * npix), rng.integers(0, npix, 2 * npix))),
+                                   shape=(bins, npix))
+
+
 def test_backend_is_the_driver():
     assert gpu.backend == "driver" and gpu.device_count() >= 1
 
@@ -52,11 +60,8 @@ def test_gpu_top_pixels_and_powders_equal_the_cpu_class():
     scipy_sparse = pytest.importorskip("scipy.sparse", reason="scipy is not installed")
     frames, mask = eiger_frames(6, "u32")
     chunks = encoded(frames)
-    rng = np.random.default_rng(1)
     npix = mask.size
-    matrix = scipy_sparse.csc_matrix((rng.random(2 * npix).astype(np.float32),
-                                      (rng.integers(0, 300, 2 * npix), rng.integers(0, npix, 2 * npix))),
-                                     shape=(300, npix))
+    matrix = random_matrix(scipy_sparse, 300, npix, 1)
     fixed = bslz4.fixed_point_matrix(matrix, mask, np.uint32)
     for csc, acc in ((matrix, "f64"), (fixed, None)):
         cpu = bslz4.chunk2sparseCSC(mask, csc, np.uint32, howmany=200, acc=acc)
@@ -78,11 +83,8 @@ def test_a_csc_object_made_from_a_lists_object_takes_its_gpu_object_and_integrat
     scipy_sparse = pytest.importorskip("scipy.sparse", reason="scipy is not installed")
     frames, mask = eiger_frames(6, "u16")
     chunks = encoded(frames)
-    rng = np.random.default_rng(2)
     npix = mask.size
-    matrix = scipy_sparse.csc_matrix((rng.random(2 * npix).astype(np.float32),
-                                      (rng.integers(0, 200, 2 * npix), rng.integers(0, npix, 2 * npix))),
-                                     shape=(200, npix))
+    matrix = random_matrix(scipy_sparse, 200, npix, 2)
     fixed = bslz4.fixed_point_matrix(matrix, mask, np.uint16)
     for csc, acc in ((matrix, "f64"), (fixed, None)):
         cpu = bslz4.chunk2sparseCSC(mask, csc, np.uint16, howmany=150, acc=acc)

@@ -184,11 +184,12 @@ Placement place(const SparseJob& job, const ScanInput& scan) {
 #endif
     if (p.gpu) p.devices = job.devices.empty() ? std::vector<int>{0} : job.devices;
     unsigned objects = std::max(1u, job.objects_per_gpu);
-    if (decoders_label_peaks(job, p.gpu)) objects += kMoreObjectsWithPeaks;
+    const bool labelling = decoders_label_peaks(job, p.gpu);
+    if (labelling) objects += kMoreObjectsWithPeaks;
     if (p.gpu && !job.matrix_spec.empty() && large_powders(job, scan)) objects += kMoreObjectsWithMatrix;
     for (unsigned k = 0; k < objects; ++k)
         for (int d : p.devices) p.decoders.push_back(d);
-    if (decoders_label_peaks(job, p.gpu)) p.labelling_decoders = std::size_t{kMoreObjectsWithPeaks} * p.devices.size();
+    if (labelling) p.labelling_decoders = std::size_t{kMoreObjectsWithPeaks} * p.devices.size();
     if (!p.gpu) p.decoders = {-1};
     return p;
 }
