@@ -174,18 +174,27 @@ __device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t*
 
 }  // namespace bslz4_kernels
 
-#define BSLZ4_DECODE_ENTRY(T, name)                                                                           \
-    extern "C" __global__ void __launch_bounds__(bslz4_abi::kMaxDecodeWarps * 32)                             \
-        bslz4_decode_##name(BSLZ4_KERNEL_PARAMS(BSLZ4_DECODE_ARGS, T)) {    \
+// A 4-byte pixel's kernel took 80 registers, so a multiprocessor held 3 blocks of 7 warps where
+// the other types' hold 4 (H200: 64 of them are 4 blocks); at most 72 it holds 4 again, for a
+// spill of 8 bytes.
+#define BSLZ4_DECODE_BOUNDS_1 __launch_bounds__(bslz4_abi::kMaxDecodeWarps * 32)
+#define BSLZ4_DECODE_BOUNDS_2 BSLZ4_DECODE_BOUNDS_1
+#define BSLZ4_DECODE_BOUNDS_4 __maxnreg__(72)
+#define BSLZ4_DECODE_ENTRY(T, name, size)                                                                     \
+    extern "C" __global__ void BSLZ4_DECODE_BOUNDS_##size bslz4_decode_##name(                               \
+        BSLZ4_KERNEL_PARAMS(BSLZ4_DECODE_ARGS, T)) {                                                          \
         bslz4_kernels::decode_tiles<T>(chunks, chunk_offset, block_offset, tail_offset, seq_first, sequences,     \
                                        seq_count, status, span_first, first_frame, g, mask, cut, dense,           \
                                        write_dense, stage_values, stage_indices, tile_count);                     \
     }
-BSLZ4_DECODE_ENTRY(uint8_t, u8)
-BSLZ4_DECODE_ENTRY(uint16_t, u16)
-BSLZ4_DECODE_ENTRY(uint32_t, u32)
-BSLZ4_DECODE_ENTRY(int8_t, i8)
-BSLZ4_DECODE_ENTRY(int16_t, i16)
-BSLZ4_DECODE_ENTRY(int32_t, i32)
-BSLZ4_DECODE_ENTRY(float, f32)
+BSLZ4_DECODE_ENTRY(uint8_t, u8, 1)
+BSLZ4_DECODE_ENTRY(uint16_t, u16, 2)
+BSLZ4_DECODE_ENTRY(uint32_t, u32, 4)
+BSLZ4_DECODE_ENTRY(int8_t, i8, 1)
+BSLZ4_DECODE_ENTRY(int16_t, i16, 2)
+BSLZ4_DECODE_ENTRY(int32_t, i32, 4)
+BSLZ4_DECODE_ENTRY(float, f32, 4)
 #undef BSLZ4_DECODE_ENTRY
+#undef BSLZ4_DECODE_BOUNDS_1
+#undef BSLZ4_DECODE_BOUNDS_2
+#undef BSLZ4_DECODE_BOUNDS_4

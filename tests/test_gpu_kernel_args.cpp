@@ -1,7 +1,8 @@
 // The kernels' arguments (kernel_abi.h's lists): every kernel in the embedded fatbin takes its
 // struct's fields where the struct has them, and a kernel loaded with another kernel's struct is
-// refused by name, whether it takes fewer parameters or others; the module they come from is
-// loaded once for a device's objects. Part of test_gpu.
+// refused by name, whether it takes fewer parameters or others; the decode kernels fit 4 blocks
+// of 7 warps in a multiprocessor's registers; the module they come from is loaded once for a
+// device's objects. Part of test_gpu.
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -123,6 +124,21 @@ TEST_CASE("a kernel loaded with another kernel's argument struct is refused, nam
     require_refused<abi::GatherArgs>(k.module, "bslz4_unblock",
                                      "parameter 3 is at offset 24, 4 bytes, the runtime's at offset 24, 8 bytes");
     require_refused<abi::GatherArgs>(k.module, "bslz4_peaks_identity", "it takes 2 parameters, the runtime passes 6 (cuFuncGetParamInfo(2): CUDA_ERROR_");
+}
+
+TEST_CASE("every decode kernel takes at most 72 registers a thread: a multiprocessor of 65,536 holds 4 of its blocks of 7 "
+          "warps, as many as its shared memory does",
+          "[gpu][kernel-args]") {
+    const LoadedKernels k;
+    for (const std::string& name : per_type("bslz4_decode_")) {
+        INFO(name);
+        int regs = 0;
+        REQUIRE(cuda::detail::driver().cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, cuda::detail::kernel(k.module, name)) ==
+                CUDA_SUCCESS);
+        CHECK(regs > 0);
+        CHECK(regs <= 72);
+        CHECK(4 * 7 * 32 * regs <= 65536);
+    }
 }
 
 TEST_CASE("a device's objects share one loaded module while any of them holds it, and it is loaded anew after the last",
