@@ -179,7 +179,11 @@ __device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t*
 // spill of 8 bytes.
 #define BSLZ4_DECODE_BOUNDS_1 __launch_bounds__(bslz4_abi::kMaxDecodeWarps * 32)
 #define BSLZ4_DECODE_BOUNDS_2 BSLZ4_DECODE_BOUNDS_1
+#if defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ >= 1204
 #define BSLZ4_DECODE_BOUNDS_4 __maxnreg__(72)
+#else  // __maxnreg__ came with CUDA 12.4: an older nvcc leaves these kernels where ptxas puts them
+#define BSLZ4_DECODE_BOUNDS_4 BSLZ4_DECODE_BOUNDS_1
+#endif
 #define BSLZ4_DECODE_ENTRY(T, name, size)                                                                     \
     extern "C" __global__ void BSLZ4_DECODE_BOUNDS_##size bslz4_decode_##name(                               \
         BSLZ4_KERNEL_PARAMS(BSLZ4_DECODE_ARGS, T)) {                                                          \
