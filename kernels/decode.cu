@@ -174,9 +174,9 @@ __device__ void decode_tiles(const uint8_t* __restrict__ chunks, const uint64_t*
 
 }  // namespace bslz4_kernels
 
-// A 4-byte pixel's kernel took 80 registers, so a multiprocessor held 3 blocks of 7 warps where
-// the other types' hold 4 (H200: 64 of them are 4 blocks); at most 72 it holds 4 again, for a
-// spill of 8 bytes.
+// A 4-byte pixel's kernel took 80 registers, so a multiprocessor of 65,536 held 3 of its blocks
+// of 7 warps where the other types' kernels, at 64, fill it with 4, as many as shared memory
+// allows. Held at 72 it holds 4 too, spilling 8 bytes (H200, u32 dense: 54,059 -> 57,959 frames/s).
 #define BSLZ4_DECODE_BOUNDS_1 __launch_bounds__(bslz4_abi::kMaxDecodeWarps * 32)
 #define BSLZ4_DECODE_BOUNDS_2 BSLZ4_DECODE_BOUNDS_1
 #if defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ >= 1204

@@ -128,6 +128,8 @@ TEST_CASE("a kernel loaded with another kernel's argument struct is refused, nam
     require_refused<abi::GatherArgs>(k.module, "bslz4_peaks_identity", "it takes 2 parameters, the runtime passes 6 (cuFuncGetParamInfo(2): CUDA_ERROR_");
 }
 
+namespace {
+
 // Whether the toolkit that built the fatbin (BSLZ4_CUDA_TOOLKIT: "13.0", or "13.x" for a
 // prebuilt one) has __maxnreg__ (CUDA 12.4), which holds the 4-byte decode kernels at 72 registers.
 bool toolkit_caps_registers() {
@@ -137,6 +139,8 @@ bool toolkit_caps_registers() {
     if (major != 12) return major > 12;
     return dot != std::string::npos && std::isdigit(static_cast<unsigned char>(v[dot + 1])) && std::atoi(v.c_str() + dot + 1) >= 4;
 }
+
+}  // namespace
 
 TEST_CASE("every decode kernel takes at most 72 registers a thread: a multiprocessor of 65,536 holds 4 of its blocks of 7 "
           "warps, as many as its shared memory does",
