@@ -300,7 +300,11 @@ TEST_CASE("an EDF file given as --mask FILE:PATH is named as EDF, saying to give
     write_text(text, "not a mask\n");
     const test::ToolResult r = run_tool("sparse " + scan + " -o " + dir + "/out2.h5 --cut 4 --cpu --quiet --mask " + text + ":/data");
     CHECK(r.code == 1);
-    CHECK_THAT(r.err, Catch::Contains("not an HDF5 file") && !Catch::Contains("EDF"));
+    // The folder's random name may hold "EDF" (CI: bslz4-sparse-tool-EDFm9W): the message less it.
+    std::string said = r.err;
+    for (std::size_t at; (at = said.find(dir)) != std::string::npos;) said.erase(at, dir.size());
+    INFO(r.err);
+    CHECK_THAT(said, Catch::Contains("not an HDF5 file") && !Catch::Contains("EDF"));
 }
 
 TEST_CASE("an input locked by its writer is an error naming HDF5_USE_FILE_LOCKING", "[safety][sparse-tool][messages]") {
