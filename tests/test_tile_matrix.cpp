@@ -3,9 +3,7 @@
 // shape and the threads that build it.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <vector>
 
 #include "bslz4/bslz4.hpp"
@@ -122,36 +120,6 @@ TEST_CASE("fixed-point weights are tiled as the float weights are, each made fro
     const TiledMatrix<std::int64_t> own = detail::tile_fixed_matrix(fixed, 37, 70);
     REQUIRE(own.weight == detail::tile_matrix_at_scale(m, 37, 70, 24).weight);
     CHECK_THROWS_WITH(detail::tile_fixed_matrix(m, 37, 70), Catch::Contains("fixed-point weights"));
-}
-
-TEST_CASE("a tiled matrix knows its smallest and largest weight, on one thread or several, and 0 and 0 with no entries",
-          "[matrix][tiles]") {
-    const auto require_extremes = [](const auto& tiled) {
-        REQUIRE(!tiled.weight.empty());
-        const auto [lo, hi] = std::minmax_element(tiled.weight.begin(), tiled.weight.end());
-        REQUIRE(tiled.least == *lo);
-        REQUIRE(tiled.most == *hi);
-    };
-    // A small matrix is one part; one of 2 M entries and more is split over threads where there
-    // are CPUs for them. Weights of both signs, the extremes anywhere in the entries' order.
-    for (const auto& [bins, pixels, density, rows, cols] :
-         {std::tuple<std::size_t, std::size_t, double, std::size_t, std::size_t>{300, 37 * 70, 3.0, 37, 70},
-          {2000, 1500, 2000.0, 30, 50}}) {
-        INFO(bins << " bins, " << rows << " x " << cols);
-        IntegrationMatrix m = normalise_matrix(test::random_csr(bins, pixels, density, 11).input());
-        for (std::size_t k = 0; k < m.weight.size(); ++k) m.weight[k] = (k % 3 == 1 ? -1.0f : 1.0f) * m.weight[k];
-        require_extremes(detail::tile_matrix(m, rows, cols));
-        const TiledMatrix<std::int64_t> fixed = detail::tile_matrix_at_scale(m, rows, cols, 40);
-        require_extremes(fixed);
-        REQUIRE(fixed.least < 0);
-        REQUIRE(fixed.most > 0);
-    }
-    IntegrationMatrix none = normalise_matrix(test::random_csr(5, 100, 1.0, 3).input());
-    none = fold_mask(none, std::vector<std::uint8_t>(100, 0));  // every pixel masked: no entries
-    const TiledMatrix<std::int64_t> empty = detail::tile_matrix_at_scale(none, 10, 10, 20);
-    REQUIRE(empty.weight.empty());
-    REQUIRE(empty.least == 0);
-    REQUIRE(empty.most == 0);
 }
 
 TEST_CASE("a matrix tiled for frames of another size is refused, naming both", "[matrix][tiles]") {

@@ -81,14 +81,8 @@ TiledMatrix<W> tiled(const IntegrationMatrix& m, std::size_t rows, std::size_t c
     size_for_overwrite(out.weight, nnz);
     t.slot_entry_first.assign(t.slots + 1, 0);
     t.slot_bin.assign(t.slots, 0);
-    // Each part's smallest and largest weight, so that no later pass reads the weights again
-    // (the GPU's 8-byte staging of int64 weights asks whether every one is below 2^47).
-    std::vector<W> least(parts), most(parts);
-    std::vector<char> any(parts, 0);
     run_parts(parts, [&](std::size_t p) {
         std::vector<TileCursor>& next = cursor[p];
-        W lo{}, hi{};
-        bool seen = false;
         for (std::size_t b = ranges[p].first; b < ranges[p].end; ++b)
             for (std::uint32_t k = m.row_start[b]; k < m.row_start[b + 1]; ++k) {
                 const TilePlace place = place_of(m.pixel[k]);
@@ -99,23 +93,9 @@ TiledMatrix<W> tiled(const IntegrationMatrix& m, std::size_t rows, std::size_t c
                     at.last_bin = static_cast<std::uint32_t>(b);
                 }
                 t.entry_pixel[at.entry] = place.at;
-                const W w = weight_of(k);
-                out.weight[at.entry++] = w;
-                lo = seen && lo < w ? lo : w;
-                hi = seen && w < hi ? hi : w;
-                seen = true;
+                out.weight[at.entry++] = weight_of(k);
             }
-        least[p] = lo;
-        most[p] = hi;
-        any[p] = seen;
     });
-    bool seen = false;
-    for (std::size_t p = 0; p < parts; ++p)
-        if (any[p]) {
-            out.least = seen && out.least < least[p] ? out.least : least[p];
-            out.most = seen && most[p] < out.most ? out.most : most[p];
-            seen = true;
-        }
     t.slot_entry_first[t.slots] = static_cast<std::uint32_t>(nnz);
 
     // Each bin's slots, in slot (so tile) order: a counting sort of the slots by bin.

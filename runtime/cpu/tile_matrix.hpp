@@ -31,7 +31,6 @@ template <class W>
 struct TiledMatrix {
     TileMatrix tiles;
     std::vector<W> weight;
-    W least{}, most{};  // the smallest and largest weight, found as they are placed (0, 0 with none)
 };
 
 // `m` (checked: check_matrix_form, m.pixels == rows * cols) regrouped: tiles in row-major order

@@ -122,7 +122,7 @@ std::shared_ptr<const DeviceMatrix> upload_matrix(int device, std::size_t bins, 
     upload_vector(d->bin_slot_first, t.bin_slot_first, "matrix bins' slots");
     upload_vector(d->bin_slot, t.bin_slot, "matrix slots by bin");
     if constexpr (std::is_same<W, std::int64_t>::value) {
-        d->packed_weights = bslz4_abi::weight_packs(tiled.least) && bslz4_abi::weight_packs(tiled.most);
+        d->packed_weights = std::all_of(tiled.weight.begin(), tiled.weight.end(), [](std::int64_t w) { return bslz4_abi::weight_packs(w); });
     }
     return d;
 }

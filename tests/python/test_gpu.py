@@ -33,16 +33,6 @@ def random_matrix(scipy_sparse, bins, npix, seed):
                                    shape=(bins, npix))
 
 
-def frames_and_matrices(dtype, bins, seed):
-    """Six encoded Eiger frames of dtype, their mask, and a random matrix of `bins` bins as the
-    (matrix, acc) pairs of a powder in f64 and of its fixed-point copy (acc None: i64)."""
-    scipy_sparse = pytest.importorskip("scipy.sparse", reason="scipy is not installed")
-    frames, mask = eiger_frames(6, dtype)
-    matrix = random_matrix(scipy_sparse, bins, mask.size, seed)
-    fixed = bslz4.fixed_point_matrix(matrix, mask, DTYPES[dtype])
-    return encoded(frames), mask, ((matrix, "f64"), (fixed, None))
-
-
 def test_backend_is_the_driver():
     assert gpu.backend == "driver" and gpu.device_count() >= 1
 
@@ -67,8 +57,13 @@ def test_gpu_lists_equal_the_cpu_class(type_name):
 
 
 def test_gpu_top_pixels_and_powders_equal_the_cpu_class():
-    chunks, mask, matrices = frames_and_matrices("u32", 300, 1)
-    for csc, acc in matrices:
+    scipy_sparse = pytest.importorskip("scipy.sparse", reason="scipy is not installed")
+    frames, mask = eiger_frames(6, "u32")
+    chunks = encoded(frames)
+    npix = mask.size
+    matrix = random_matrix(scipy_sparse, 300, npix, 1)
+    fixed = bslz4.fixed_point_matrix(matrix, mask, np.uint32)
+    for csc, acc in ((matrix, "f64"), (fixed, None)):
         cpu = bslz4.chunk2sparseCSC(mask, csc, np.uint32, howmany=200, acc=acc)
         g = gpu.chunk2sparseCSC(mask, csc, np.uint32, howmany=200, acc=acc)
         n_c, (v_c, i_c), p_c = cpu.multi(chunks, 3)
@@ -85,10 +80,13 @@ def test_gpu_top_pixels_and_powders_equal_the_cpu_class():
 
 
 def test_a_csc_object_made_from_a_lists_object_takes_its_gpu_object_and_integrates_as_one_made_whole():
-    chunks, mask, matrices = frames_and_matrices("u16", 200, 2)
-    scipy_sparse = pytest.importorskip("scipy.sparse")
+    scipy_sparse = pytest.importorskip("scipy.sparse", reason="scipy is not installed")
+    frames, mask = eiger_frames(6, "u16")
+    chunks = encoded(frames)
     npix = mask.size
-    for csc, acc in matrices:
+    matrix = random_matrix(scipy_sparse, 200, npix, 2)
+    fixed = bslz4.fixed_point_matrix(matrix, mask, np.uint16)
+    for csc, acc in ((matrix, "f64"), (fixed, None)):
         cpu = bslz4.chunk2sparseCSC(mask, csc, np.uint16, howmany=150, acc=acc)
         n_c, (v_c, i_c), p_c = cpu.multi(chunks, 3)
         lists = gpu.chunk2sparse(mask, np.uint16, howmany=150, batch=4, group=8)
