@@ -131,12 +131,12 @@ TEST_CASE("a kernel loaded with another kernel's argument struct is refused, nam
 namespace {
 
 // Whether the toolkit that built the fatbin (BSLZ4_CUDA_TOOLKIT: "13.0", or "13.x" for a
-// prebuilt one) has __maxnreg__ (CUDA 12.4), which holds the 4-byte decode kernels at 72 registers.
+// prebuilt one; its major as the build read it) has __maxnreg__ (CUDA 12.4), which holds the
+// 4-byte decode kernels at 72 registers.
 bool toolkit_caps_registers() {
+    if (BSLZ4_CUDA_TOOLKIT_MAJOR != 12) return BSLZ4_CUDA_TOOLKIT_MAJOR > 12;
     const std::string v = BSLZ4_CUDA_TOOLKIT;
-    const int major = std::atoi(v.c_str());
     const std::size_t dot = v.find('.');
-    if (major != 12) return major > 12;
     return dot != std::string::npos && std::isdigit(static_cast<unsigned char>(v[dot + 1])) && std::atoi(v.c_str() + dot + 1) >= 4;
 }
 
