@@ -17,6 +17,7 @@
 #include "fixed_point.hpp"
 #include "integrator_checks.hpp"
 #include "pixel_major_matrix.hpp"
+#include "pixel_threshold.hpp"
 #include "sparse_engine.hpp"
 
 namespace bslz4 {
@@ -50,13 +51,13 @@ public:
     }
 
     // Where a frame's pixels are summed: its powder row, and for int64 sums, which do not
-    // depend on the order of their adds, up to 3 more copies of it, pixel i going to lane
-    // i % n: neighbouring pixels fall in one bin, and an add to a bin waits for the one before
-    // it through memory (a third of a dense frame's time with one row).
+    // depend on the order of their adds, up to 3 more copies of it: neighbouring pixels fall in
+    // one bin, and an add to a bin waits for the one before it through memory (a third of a
+    // dense frame's time with one row). Pixel i goes to row[i % 4], the n rows repeated to fill
+    // the four, so that a loop unrolled by four holds each in a register.
     template <class A>
     struct Lanes {
         A* row[4];
-        std::size_t mask;  // n - 1, n a power of two
     };
 
     // A block of n pixels starting at pixel `first`, zeros skipped when they change nothing.
@@ -64,24 +65,59 @@ public:
     void integrate(const Lanes<A>& lanes, std::size_t first, const T* px, std::size_t n) const {
         columns.visit([&](const auto& m) {
             for (std::size_t i = 0; i < n; ++i)
-                if (!skip_zeros || px[i] != T(0)) m.add(lanes.row[i & lanes.mask], first + i, px[i]);
+                if (!skip_zeros || px[i] != T(0)) m.add(lanes.row[i % 4], first + i, px[i]);
         });
     }
 
-    // n listed pixels (values v at frame pixels idx), all nonzero. They are scattered over a
-    // matrix far larger than the caches, so each costs a miss on its entries (and, in columns,
-    // one before it on its column's start): fetched ahead, the start kAhead pixels ahead and
-    // the entries (whose place the start gives) half as far, so the misses overlap.
+    // n listed pixels (values v at frame pixels idx), all nonzero, summed; those above th are
+    // kept in place and in order (the call's list), in the same pass, as each pixel's value and
+    // index are in registers for its sum. Returns how many are kept. Each pixel costs a load of
+    // its entries (and, in columns, one before it of its column's start). In a sparse list
+    // they are scattered over a matrix far larger than the caches, so they are fetched ahead,
+    // the start kFar pixels ahead and the entries half as far, so that the misses overlap. In a
+    // dense one (most of a block's pixels listed) they are read in order and a pixel takes a
+    // few cycles: a reader whose entries are a few bytes a pixel (unit bins) is left to the
+    // hardware's prefetch, the others fetched kDenseFar ahead to be early enough.
     template <class A, class T>
-    void integrate_listed(const Lanes<A>& lanes, const T* v, const std::uint32_t* idx, std::size_t n) const {
-        constexpr std::size_t kAhead = 16;
-        columns.visit([&](const auto& m) {
-            for (std::size_t i = 0; i < n; ++i) {
-                if (i + kAhead < n) m.fetch_start(idx[i + kAhead]);
-                if (i + kAhead / 2 < n) m.fetch_entries(idx[i + kAhead / 2]);
-                m.add(lanes.row[i & lanes.mask], idx[i], v[i]);
-            }
+    std::size_t integrate_listed(const Lanes<A>& lanes, T* v, std::uint32_t* idx, std::size_t n,
+                                 const PixelThreshold<T>& th) const {
+        constexpr std::size_t kFar = 16, kDenseFar = 96;
+        if (n == 0) return 0;
+        const bool dense = idx[n - 1] - idx[0] < 8 * n;
+        std::size_t kept = 0;
+        columns.visit([&](const auto& reader) {
+            // Copies, so that the compiler need not load them again after each add to a row.
+            const auto m = reader;
+            const T t = th.t;
+            A* const row[4] = {lanes.row[0], lanes.row[1], lanes.row[2], lanes.row[3]};
+            const auto run = [&](auto fetch) {
+                std::size_t k = 0;  // kept
+                for (std::size_t i0 = 0; i0 < n; i0 += 4) {
+                    const unsigned lanes_here = n - i0 < 4 ? static_cast<unsigned>(n - i0) : 4;
+#pragma GCC unroll 4
+                    for (unsigned l = 0; l < lanes_here; ++l) {
+                        const std::size_t i = i0 + l;
+                        if constexpr (decltype(fetch)::value) {
+                            const std::size_t far = dense ? kDenseFar : kFar;
+                            if (i + far < n) m.fetch_start(idx[i + far]);
+                            if (i + far / 2 < n) m.fetch_entries(idx[i + far / 2]);
+                        }
+                        const T x = v[i];
+                        const std::uint32_t p = idx[i];
+                        m.add(row[l], p, x);
+                        v[k] = x;
+                        idx[k] = p;
+                        k += x > t;
+                    }
+                }
+                kept = k;
+            };
+            if (dense && m.kSmallEntries)
+                run(std::false_type{});
+            else
+                run(std::true_type{});
         });
+        return th.mode == CutMode::none ? 0 : kept;
     }
 
     // Lanes for int64 sums: 4 while they stay within L2 (256 kB), 2 up to 2 MB, else the row alone.
@@ -104,16 +140,18 @@ public:
             return visit_sum_type([&](auto zero) {
                 using A = decltype(zero);
                 std::uint8_t* bytes = rows + f * bins * asize;
-                Lanes<A> lanes{{}, nlanes - 1};
+                Lanes<A> lanes{};
                 std::vector<std::int64_t>& more = extra_lanes[w];
                 more.assign((nlanes - 1) * bins, 0);
                 for (std::size_t l = 0; l < 4; ++l)
-                    lanes.row[l] = l == 0 || l >= nlanes ? reinterpret_cast<A*>(bytes)
-                                                         : reinterpret_cast<A*>(more.data() + (l - 1) * bins);
+                    lanes.row[l] = l % nlanes == 0 ? reinterpret_cast<A*>(bytes)
+                                                   : reinterpret_cast<A*>(more.data() + (l % nlanes - 1) * bins);
                 const auto listed = list(
                     f, v, idx, w,
                     [this, &lanes](std::size_t first, const auto* px, std::size_t n, unsigned) { integrate(lanes, first, px, n); },
-                    [this, &lanes](const auto* pv, const std::uint32_t* pi, std::size_t n) { integrate_listed(lanes, pv, pi, n); });
+                    [this, &lanes](auto* pv, std::uint32_t* pi, std::size_t n, const auto& th) {
+                        return integrate_listed(lanes, pv, pi, n, th);
+                    });
                 for (std::size_t l = 1; l < nlanes; ++l)
                     for (std::size_t b = 0; b < bins; ++b) lanes.row[0][b] += lanes.row[l][b];
                 if (fixed_sums && acc == Accumulator::f64) fixed_sums_to_f64(bytes);

@@ -49,9 +49,12 @@ public:
     }
 
     // The readers f is handed (visit): add(row, p, v) sums pixel p of value v; fetch_start(p)
-    // and fetch_entries(p) ask for its lines ahead (the second needs the first's line).
+    // and fetch_entries(p) ask for its lines ahead (the second needs the first's line);
+    // kSmallEntries: a pixel's entries are a few bytes, so that pixels read in order are left
+    // to the hardware's prefetch.
     template <class W>
     struct Columns {
+        static constexpr bool kSmallEntries = false;
         const std::uint32_t* start;
         const Entry<W>* e;
         template <class A, class T>
@@ -61,6 +64,7 @@ public:
     };
     template <class W>
     struct Padded {
+        static constexpr bool kSmallEntries = false;
         const Entry<W>* e;
         std::size_t width;
         template <class A, class T>
@@ -70,6 +74,7 @@ public:
     };
     template <class B>
     struct UnitBins {
+        static constexpr bool kSmallEntries = true;
         const B* bin;
         template <class A, class T>
         void add(A* row, std::size_t p, T v) const {

@@ -169,7 +169,8 @@ public:
     // As list_chunk, for an integrator that needs only the nonzero pixels. Unsigned pixels
     // (with the plane collector, and a cut that lists no zero pixel) are collected from the
     // planes with the cut at 0, which lists every nonzero unmasked pixel: each_listed(values,
-    // indices, n) sums them, then the list keeps those above the cut, in place and in order.
+    // indices, n, th) sums a block's and keeps those above the cut th, in place and in order,
+    // returning how many (one pass over the list for both).
     // Any other chunk goes through list_chunk, each_block seeing every block as there.
     template <class EachBlock, class EachListed>
     std::size_t list_chunk_nonzero(ByteView chunk, double cut, std::uint8_t* out_v, std::uint32_t* out_i,
@@ -194,25 +195,8 @@ public:
         const ChunkDecoder decoder(chunk, bpp, options.codec, npix * bpp);
         WorkerSpace& ws = workers[worker];
         if (ws.block.size() < decoder.buffer_bytes()) ws.block.resize(decoder.buffer_bytes());
-        const auto kept = [&](T* v, std::uint32_t* idx, std::size_t n) {
-            each_listed(static_cast<const T*>(v), static_cast<const std::uint32_t*>(idx), n);
-            return keep_above(v, idx, n, th);
-        };
+        const auto kept = [&](T* v, std::uint32_t* idx, std::size_t n) -> std::size_t { return each_listed(v, idx, n, th); };
         return list_planes(decoder, ws, PlaneCut{}, th, ov, oi, kept, each_block, worker);  // PlaneCut{}: value > 0
-    }
-
-    // Keeps the n listed pixels above th, in place and in order; returns how many.
-    template <class T>
-    static std::size_t keep_above(T* v, std::uint32_t* idx, std::size_t n, const PixelThreshold<T>& th) {
-        if (th.mode == CutMode::none) return 0;
-        if (th.t == 0) return n;  // listed as nonzero: all above
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            v[kept] = v[i];
-            idx[kept] = idx[i];
-            kept += th(v[i]);
-        }
-        return kept;
     }
 
     template <class EachBlock = NoBlockWork>
