@@ -7,6 +7,7 @@
 #include "bslz4/bslz4.hpp"
 #include "error_codes.hpp"
 #include "matrix_support.hpp"
+#include "pixel_major_matrix.hpp"
 #include "scipy_product.hpp"
 #include "test_support.hpp"
 
@@ -350,16 +351,17 @@ std::vector<A> every_pixel_product(const IntegrationMatrix& m, const std::vector
     return out;
 }
 
-// Whole pixels, each in `per_pixel` neighbouring bins, every 9th pixel in none (outside the
-// integration's range). Unit weights, which f64 sums in exact fixed point; or fractional ones,
-// every 7th pixel's 1e-30, which no fixed-point scale holds (whatever the mask leaves), so they
-// are summed in float64.
-inline test::RawMatrix uniform_csc(std::size_t bins, std::size_t pixels, std::size_t per_pixel, bool unit) {
+// Whole pixels, each in `per_pixel` neighbouring bins (every 4th in one more when `mixed`, as
+// pixels split over 2 or 3 bins), every 9th pixel in none (outside the integration's range).
+// Unit weights, which f64 sums in exact fixed point; or fractional ones, every 7th pixel's 1e-30,
+// which no fixed-point scale holds (whatever the mask leaves), so they are summed in float64.
+inline test::RawMatrix uniform_csc(std::size_t bins, std::size_t pixels, std::size_t per_pixel, bool unit,
+                                   bool mixed = false) {
     std::mt19937 rng(5);
     test::RawMatrix m{MatrixLayout::csc, bins, pixels, {}, {}, {0}};
     for (std::size_t p = 0; p < pixels; ++p) {
         if (p % 9 != 4)
-            for (std::size_t k = 0; k < per_pixel; ++k) {
+            for (std::size_t k = 0; k < per_pixel + (mixed && p % 4 == 0); ++k) {
                 m.indices.push_back(static_cast<std::int32_t>((p / 3 + k) % bins));
                 m.data.push_back(unit ? 1.0f : p % 7 == 0 ? 1e-30f : 0.25f + static_cast<float>(rng() % 1000) / 997.0f);
             }
@@ -403,15 +405,17 @@ TEST_CASE("powders summed from the nonzero pixels alone equal the product over e
     // Odd shapes leave a raw tail after the last block; fractional split weights keep the sums
     // in floating point, where only the order of the adds decides the bits.
     // Matrices of 1 to 4 entries a pixel (its columns' starts kept), of whole pixels in 1 or 2
-    // bins each (padded columns, the empty slots summing 0 x pixel), and of whole pixels of
-    // unit weight (summed in fixed point, a bin a pixel: 16 bits for 70 bins, 32 for 70,000).
+    // bins each (padded columns, the empty slots summing 0 x pixel), of whole pixels of unit
+    // weight (summed in fixed point, a bin a pixel: 16 bits for 70 bins, 32 for 70,000), and of
+    // pixels in 2 or 3 bins (padded to 3, a quarter of the pixels' third slot empty).
     for (const auto& shape : {std::pair<std::size_t, std::size_t>{37, 53}, {64, 130}})
-    for (int kind = 0; kind < 5; ++kind) {
-        const bool unit = kind >= 3;
+    for (int kind = 0; kind < 6; ++kind) {
+        const bool unit = kind == 3 || kind == 4;
         const std::size_t ni = shape.first, nj = shape.second, n = ni * nj, bins = kind == 4 ? 70000 : 70;
-        const IntegrationMatrix m = normalise_matrix(
-            (kind == 0 ? test::split_csc_with_duplicates(bins, ni, nj, 9) : uniform_csc(bins, n, unit ? 1 : kind, unit))
-                .input());
+        const test::RawMatrix raw_matrix = kind == 0   ? test::split_csc_with_duplicates(bins, ni, nj, 9)
+                                           : kind == 5 ? uniform_csc(bins, n, 2, false, true)
+                                                       : uniform_csc(bins, n, unit ? 1 : kind, unit);
+        const IntegrationMatrix m = normalise_matrix(raw_matrix.input());
         const auto mask = test::random_mask(n, 4);
         for (PixelType t : {PixelType::u8, PixelType::u16, PixelType::u32}) {
             visit_pixel_type(t, [&](auto z) {
@@ -452,6 +456,18 @@ TEST_CASE("powders summed from the nonzero pixels alone equal the product over e
             });
         }
     }
+}
+
+TEST_CASE("pixels split over 2 or 3 bins are read padded to 3 slots, and the split matrix with duplicates by its "
+          "columns, so that the exact powders above sum both forms",
+          "[integrate][exact]") {
+    const std::size_t ni = 64, nj = 130, n = ni * nj;
+    const IntegrationMatrix mixed = normalise_matrix(uniform_csc(70, n, 2, false, true).input());
+    REQUIRE(detail::PixelMajorMatrix(mixed, PixelType::u16).width() == 3);
+    const IntegrationMatrix split = normalise_matrix(test::split_csc_with_duplicates(70, ni, nj, 9).input());
+    REQUIRE(detail::PixelMajorMatrix(split, PixelType::u16).width() == 0);
+    // Float pixels are never padded: an empty slot's 0 x an infinite pixel would be NaN.
+    REQUIRE(detail::PixelMajorMatrix(mixed, PixelType::f32).width() == 0);
 }
 
 TEST_CASE("an infinite weight makes its bin NaN where its pixel is zero, as scipy's csc @ frame does", "[integrate]") {
