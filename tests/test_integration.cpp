@@ -169,7 +169,9 @@ TEST_CASE("acc i64 powders are within half a weight step of the exact sum of flo
     }
 }
 
-TEST_CASE("powders equal the dense product for every type, acc and mask, sparse lists unchanged", "[integrate]") {
+TEST_CASE("powders equal the dense product for every type, acc and mask, sparse lists unchanged, with a cut above "
+          "zero (the nonzero pixels listed and summed) and below it (every pixel)",
+          "[integrate]") {
     const std::size_t ni = 30, nj = 41, n = ni * nj;
     for (std::size_t bins : {1u, 7u, 200u}) {
         const IntegrationMatrix m = normalise_matrix(test::random_csr(bins, n, 2.0, static_cast<std::uint32_t>(bins)).input());
@@ -194,42 +196,47 @@ TEST_CASE("powders equal the dense product for every type, acc and mask, sparse 
             const std::vector<ByteView> views(chunks.begin(), chunks.end());
             std::vector<Accumulator> accs = {Accumulator::f64, Accumulator::f32};
             if (integer) accs.push_back(Accumulator::i64);
-            Chunk2Sparse plain(mask, ni, nj, t);
-            const SparseBatch want = plain.multi(views, 5.0);
-            for (Accumulator acc : accs) {
-                INFO(pixel_type_name(t) << " bins " << bins << " acc " << accumulator_name(acc));
-                Chunk2SparseCSC csc(mask, ni, nj, t, acc == Accumulator::i64 ? x : m, acc, {Codec::lz4, 3});
-                const IntegratedBatch got = csc.multi(views, 5.0);
-                REQUIRE(got.powder.nframes == 5);
-                REQUIRE(got.powder.bins == bins);
-                for (std::size_t f = 0; f < 5; ++f) {
-                    REQUIRE(got.sparse.npixels[f] == want.npixels[f]);
-                    visit_pixel_type(t, [&](auto z) {
-                        const auto ref = oracle<decltype(z)>(acc == Accumulator::i64 ? x : m, raws[f], mask,
-                                                             acc == Accumulator::i64);
-                        for (std::size_t b = 0; b < bins; ++b) {
-                            if (acc == Accumulator::i64) {
-                                REQUIRE(got.powder.as<std::int64_t>()[f * bins + b] == static_cast<std::int64_t>(ref[b]));
-                            } else {
-                                const double tol = acc == Accumulator::f64 ? 1e-12 : 1e-5;
-                                const long double scale = std::max<long double>(1, std::fabs(ref[b]));
-                                REQUIRE(std::fabs(got.powder.value(f, b) - ref[b]) / scale < tol * 10);
+            for (double cut : {5.0, -3.0}) {
+                Chunk2Sparse plain(mask, ni, nj, t);
+                const SparseBatch want = plain.multi(views, cut);
+                for (Accumulator acc : accs) {
+                    INFO(pixel_type_name(t) << " bins " << bins << " acc " << accumulator_name(acc) << " cut " << cut);
+                    Chunk2SparseCSC csc(mask, ni, nj, t, acc == Accumulator::i64 ? x : m, acc, {Codec::lz4, 3});
+                    const IntegratedBatch got = csc.multi(views, cut);
+                    REQUIRE(got.powder.nframes == 5);
+                    REQUIRE(got.powder.bins == bins);
+                    for (std::size_t f = 0; f < 5; ++f) {
+                        REQUIRE(got.sparse.npixels[f] == want.npixels[f]);
+                        const std::size_t bytes = want.npixels[f] * pixel_size(t);
+                        REQUIRE(std::memcmp(got.sparse.frame(f).values, want.frame(f).values, bytes) == 0);
+                        REQUIRE(std::memcmp(got.sparse.frame(f).indices, want.frame(f).indices, want.npixels[f] * 4) == 0);
+                        visit_pixel_type(t, [&](auto z) {
+                            const auto ref = oracle<decltype(z)>(acc == Accumulator::i64 ? x : m, raws[f], mask,
+                                                                 acc == Accumulator::i64);
+                            for (std::size_t b = 0; b < bins; ++b) {
+                                if (acc == Accumulator::i64) {
+                                    REQUIRE(got.powder.as<std::int64_t>()[f * bins + b] == static_cast<std::int64_t>(ref[b]));
+                                } else {
+                                    const double tol = acc == Accumulator::f64 ? 1e-12 : 1e-5;
+                                    const long double scale = std::max<long double>(1, std::fabs(ref[b]));
+                                    REQUIRE(std::fabs(got.powder.value(f, b) - ref[b]) / scale < tol * 10);
+                                }
                             }
-                        }
-                    });
+                        });
+                    }
+                    // the same sums, bit for bit, through from_frames and coo
+                    const auto* gp = static_cast<const std::uint8_t*>(got.powder.data);
+                    const std::vector<std::uint8_t> kept(gp, gp + 5 * bins * accumulator_size(acc));
+                    const std::vector<ByteView> dense(raws.begin(), raws.end());
+                    const IntegratedBatch fromf = csc.from_frames(dense, cut);
+                    REQUIRE(std::memcmp(fromf.powder.data, kept.data(), kept.size()) == 0);
+                    const IntegratedCoo one = csc.coo(chunks[2], cut);
+                    REQUIRE(one.coo.npixels == want.npixels[2]);
+                    const IntegratedBatch again = csc.multi(views, cut);
+                    REQUIRE(std::memcmp(one.powder_bytes.data(),
+                                        static_cast<const std::uint8_t*>(again.powder.data) + 2 * bins * accumulator_size(acc),
+                                        bins * accumulator_size(acc)) == 0);
                 }
-                // the same sums, bit for bit, through from_frames and coo
-                const auto* gp = static_cast<const std::uint8_t*>(got.powder.data);
-                const std::vector<std::uint8_t> kept(gp, gp + 5 * bins * accumulator_size(acc));
-                const std::vector<ByteView> dense(raws.begin(), raws.end());
-                const IntegratedBatch fromf = csc.from_frames(dense, 5.0);
-                REQUIRE(std::memcmp(fromf.powder.data, kept.data(), kept.size()) == 0);
-                const IntegratedCoo one = csc.coo(chunks[2], 5.0);
-                REQUIRE(one.coo.npixels == want.npixels[2]);
-                const IntegratedBatch again = csc.multi(views, 5.0);
-                REQUIRE(std::memcmp(one.powder_bytes.data(),
-                                    static_cast<const std::uint8_t*>(again.powder.data) + 2 * bins * accumulator_size(acc),
-                                    bins * accumulator_size(acc)) == 0);
             }
         }
     }

@@ -88,7 +88,7 @@ public:
         columns.visit([&](const auto& reader) {
             // Copies, so that the compiler need not load them again after each add to a row.
             const auto m = reader;
-            const T t = th.t;
+            const PixelThreshold<T> above = th;
             A* const row[4] = {lanes.row[0], lanes.row[1], lanes.row[2], lanes.row[3]};
             const auto run = [&](auto fetch) {
                 std::size_t k = 0;  // kept
@@ -107,7 +107,7 @@ public:
                         m.add(row[l], p, x);
                         v[k] = x;
                         idx[k] = p;
-                        k += x > t;
+                        k += above(x);
                     }
                 }
                 kept = k;

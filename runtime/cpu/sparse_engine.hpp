@@ -85,12 +85,14 @@ public:
     // unshuffled blocks (an integrator that must see every pixel, zeros too: a matrix with a
     // weight that is not finite, whose product with a zero pixel is NaN).
     enum class Lists { from_planes, unshuffled };
+    bool every_pixel = false;  // Lists::unshuffled: an integrator must see every pixel
 
     SparseEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o,
                  Lists lists = Lists::from_planes)
         : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o),
           pool(checked_thread_count(o.threads, "Chunk2SparseOptions::threads")),
           top(o.howmany, o.thresholds) {
+        every_pixel = lists == Lists::unshuffled;
         check_frame_mask(m, ni, nj);
         mask.assign(m.data, m.data + m.size);
         const CpuPath path = active_cpu_path();  // read here too, so a bad BSLZ4_CPU_PATH is refused alike
@@ -166,27 +168,47 @@ public:
         });
     }
 
-    // As list_chunk, for an integrator that needs only the nonzero pixels. Unsigned pixels
-    // (with the plane collector, and a cut that lists no zero pixel) are collected from the
-    // planes with the cut at 0, which lists every nonzero unmasked pixel: each_listed(values,
-    // indices, n, th) sums a block's and keeps those above the cut th, in place and in order,
-    // returning how many (one pass over the list for both).
-    // Any other chunk goes through list_chunk, each_block seeing every block as there.
+    // As list_chunk, for an integrator that needs only the nonzero pixels, when the cut lists no
+    // zero pixel: each_listed(values, indices, n, th) sums a block's nonzero unmasked pixels and
+    // keeps those above the cut th, in place and in order, returning how many (one pass over
+    // the list for both). Unsigned pixels (with the plane collector) are collected from the
+    // planes with the cut at 0; the others are unshuffled a block at a time and their nonzero
+    // pixels listed from it (a dense frame's zeros would otherwise be a branch taken at random
+    // for each pixel). Any other chunk, and every chunk of an integrator that must see every
+    // pixel (every_pixel), goes through list_chunk, each_block seeing every block as there.
     template <class EachBlock, class EachListed>
     std::size_t list_chunk_nonzero(ByteView chunk, double cut, std::uint8_t* out_v, std::uint32_t* out_i,
                                    unsigned worker, EachBlock&& each_block, EachListed&& each_listed) {
+        if (every_pixel) return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
         const bool planes = collect_planes && (type == PixelType::u8 || type == PixelType::u16 || type == PixelType::u32);
-        if (!planes) return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
         return visit_pixel_type(type, [&](auto zero) -> std::size_t {
             using T = decltype(zero);
+            const PixelThreshold<T> th(cut);
+            if (th.mode == CutMode::all || (th.mode == CutMode::compare && th(T(0))))
+                return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
             if constexpr (std::is_unsigned<T>::value) {
-                const PixelThreshold<T> th(cut);
-                if (th.mode != CutMode::all)
+                if (planes)
                     return list_nonzero_planes(chunk, th, reinterpret_cast<T*>(out_v), out_i, worker, each_block,
                                                each_listed);
             }
-            return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
+            return list_nonzero_unshuffled(chunk, th, reinterpret_cast<T*>(out_v), out_i, worker, each_listed);
         });
+    }
+
+    template <class T, class EachListed>
+    std::size_t list_nonzero_unshuffled(ByteView chunk, const PixelThreshold<T>& th, T* ov, std::uint32_t* oi,
+                                        unsigned worker, EachListed& each_listed) {
+        const ChunkDecoder decoder(chunk, bpp, options.codec, npix * bpp);
+        WorkerSpace& ws = workers[worker];
+        if (ws.block.size() < decoder.buffer_bytes()) ws.block.resize(decoder.buffer_bytes());
+        std::size_t count = 0;
+        decoder.for_each_block(ws.scratch, ws.block.data(), [&](std::size_t first, const std::uint8_t* px, std::size_t n) {
+            const std::size_t listed = list_pixels(reinterpret_cast<const T*>(px), mask.data() + first, n,
+                                                   static_cast<std::uint32_t>(first), [](T v) { return v != T(0); },
+                                                   ov + count, oi + count);
+            count += each_listed(ov + count, oi + count, listed, th);
+        });
+        return count;
     }
 
     template <class T, class EachBlock, class EachListed>
