@@ -171,22 +171,23 @@ public:
     // As list_chunk, for an integrator that needs only the nonzero pixels, when the cut lists no
     // zero pixel: each_listed(values, indices, n, th) sums a block's nonzero unmasked pixels and
     // keeps those above the cut th, in place and in order, returning how many (one pass over
-    // the list for both). Unsigned pixels (with the plane collector) are collected from the
-    // planes with the cut at 0; the others are unshuffled a block at a time and their nonzero
-    // pixels listed from it (a dense frame's zeros would otherwise be a branch taken at random
-    // for each pixel). Any other chunk, and every chunk of an integrator that must see every
+    // the list for both). Integers of up to 32 bits (with the plane collector) are collected
+    // from the planes with the cut at 0 and no sign flip, which lists every pixel with a 1 in
+    // some plane, signed or not: its nonzero ones. The others are unshuffled a block at a time
+    // and their nonzero pixels listed from it (a dense frame's zeros would otherwise be a
+    // branch taken at random for each pixel). Any other chunk, and every chunk of an integrator that must see every
     // pixel (every_pixel), goes through list_chunk, each_block seeing every block as there.
     template <class EachBlock, class EachListed>
     std::size_t list_chunk_nonzero(ByteView chunk, double cut, std::uint8_t* out_v, std::uint32_t* out_i,
                                    unsigned worker, EachBlock&& each_block, EachListed&& each_listed) {
         if (every_pixel) return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
-        const bool planes = collect_planes && (type == PixelType::u8 || type == PixelType::u16 || type == PixelType::u32);
+        const bool planes = collect_planes && type != PixelType::u64 && type != PixelType::i64;
         return visit_pixel_type(type, [&](auto zero) -> std::size_t {
             using T = decltype(zero);
             const PixelThreshold<T> th(cut);
             if (th.mode == CutMode::all || (th.mode == CutMode::compare && th(T(0))))
                 return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
-            if constexpr (std::is_unsigned<T>::value) {
+            if constexpr (std::is_integral<T>::value) {
                 if (planes)
                     return list_nonzero_planes(chunk, th, reinterpret_cast<T*>(out_v), out_i, worker, each_block,
                                                each_listed);
