@@ -477,6 +477,53 @@ TEST_CASE("pixels split over 2 or 3 bins are read padded to 3 slots, and the spl
     REQUIRE(detail::PixelMajorMatrix(mixed, PixelType::f32).width() == 0);
 }
 
+TEST_CASE("f32 pixels of -0, NaN, infinities and negative values are summed as the every-pixel product and listed as "
+          "Chunk2Sparse lists them, with cuts of 0, 2.5 and NaN, dense and sparse frames",
+          "[integrate][exact]") {
+    // The integrator takes an f32 frame's nonzero pixels from its bit planes: -0 has a bit set
+    // and is listed there, adding w x -0 to its bins, which must change no sum; NaN and the
+    // infinities are summed into their bins as the product sums them, and no cut keeps NaN.
+    const std::size_t ni = 37, nj = 53, n = ni * nj, bins = 70;
+    const IntegrationMatrix m = normalise_matrix(uniform_csc(bins, n, 2, false, true).input());
+    const auto mask = test::random_mask(n, 4);
+    const float specials[] = {-0.0f, 0.0f, -1.5f, 3.25f, std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(), std::nanf(""), 1e30f, -7.0f};
+    std::vector<std::vector<std::uint8_t>> raws, chunks;
+    for (std::uint32_t f = 0; f < 3; ++f) {
+        std::mt19937 rng(40 + f);
+        std::vector<float> v(n, 0.0f);
+        for (std::size_t i = 0; i < n; ++i) {
+            const unsigned r = static_cast<unsigned>(rng() % (f == 2 ? 40 : 3));  // frame 2 sparse
+            if (r == 0) v[i] = specials[rng() % 9];
+            else if (r == 1 && f != 2) v[i] = -0.0f;
+            else if (r == 2 && f != 2) v[i] = static_cast<float>(rng() % 5);
+        }
+        if (f == 0)  // no NaN or infinity in frame 0, so that its bins are finite sums
+            for (float& x : v)
+                if (!std::isfinite(x)) x = 2.0f;
+        std::vector<std::uint8_t> raw(n * 4);
+        std::memcpy(raw.data(), v.data(), raw.size());
+        raws.push_back(raw);
+        chunks.push_back(encode_chunk(raw, 4));
+    }
+    const std::vector<ByteView> views(chunks.begin(), chunks.end());
+    const auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 8) == 0; };
+    for (double cut : {0.0, 2.5, std::nan("")}) {
+        Chunk2Sparse plain(mask, ni, nj, PixelType::f32);
+        const SparseBatch want = plain.multi(views, cut);
+        Chunk2SparseCSC csc(mask, ni, nj, PixelType::f32, m, Accumulator::f64, {Codec::lz4, 2});
+        const IntegratedBatch got = csc.multi(views, cut);
+        for (std::size_t f = 0; f < raws.size(); ++f) {
+            INFO("frame " << f << " cut " << cut);
+            REQUIRE(got.sparse.npixels[f] == want.npixels[f]);
+            REQUIRE(std::memcmp(got.sparse.frame(f).values, want.frame(f).values, want.npixels[f] * 4) == 0);
+            REQUIRE(std::memcmp(got.sparse.frame(f).indices, want.frame(f).indices, want.npixels[f] * 4) == 0);
+            const auto ref = every_pixel_product<double, float>(m, raws[f], mask);
+            for (std::size_t b = 0; b < bins; ++b) REQUIRE(same(got.powder.as<double>()[f * bins + b], ref[b]));
+        }
+    }
+}
+
 TEST_CASE("an infinite weight makes its bin NaN where its pixel is zero, as scipy's csc @ frame does", "[integrate]") {
     // A 64 x 64 u16 frame of zeros but pixel 1 (3): pixel 0 in bin 0 with weight inf, pixel 1
     // in bin 1 with weight 2. inf x 0 is NaN, so the zero pixel must be summed.

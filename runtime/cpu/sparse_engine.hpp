@@ -96,7 +96,9 @@ public:
         check_frame_mask(m, ni, nj);
         mask.assign(m.data, m.data + m.size);
         const CpuPath path = active_cpu_path();  // read here too, so a bad BSLZ4_CPU_PATH is refused alike
-        if (lists == Lists::from_planes && t != PixelType::f32 && t != PixelType::f64) {  // floats: unshuffled
+        // Float pixels are listed unshuffled (a cut compares values, not bits); f32's collector
+        // serves an integrator's nonzero pixels alone (list_chunk_nonzero).
+        if (lists == Lists::from_planes && t != PixelType::f64) {
             collect_planes = plane_collector(bpp, path);
             mask_bits.assign(npix / 64 + 2, 0);
             for (std::size_t e = 0; e < npix; ++e) mask_bits[e / 64] |= std::uint64_t{mask[e] != 0} << (e % 64);
@@ -171,11 +173,12 @@ public:
     // As list_chunk, for an integrator that needs only the nonzero pixels, when the cut lists no
     // zero pixel: each_listed(values, indices, n, th) sums a block's nonzero unmasked pixels and
     // keeps those above the cut th, in place and in order, returning how many (one pass over
-    // the list for both). Integers of up to 32 bits (with the plane collector) are collected
-    // from the planes with the cut at 0 and no sign flip, which lists every pixel with a 1 in
-    // some plane, signed or not: its nonzero ones. The others are unshuffled a block at a time
-    // and their nonzero pixels listed from it (a dense frame's zeros would otherwise be a
-    // branch taken at random for each pixel). Any other chunk, and every chunk of an integrator that must see every
+    // the list for both). Integers and floats of up to 32 bits (with the plane collector) are
+    // collected from the planes with the cut at 0 and no sign flip, which lists every pixel
+    // with a 1 in some plane, signed or not: its nonzero ones, and a float's -0, whose w x -0
+    // changes no sum and which no cut of 0 or more keeps. The others are unshuffled a block at
+    // a time and their nonzero pixels listed from it (a dense frame's zeros would otherwise be
+    // a branch taken at random for each pixel). Any other chunk, and every chunk of an integrator that must see every
     // pixel (every_pixel), goes through list_chunk, each_block seeing every block as there.
     template <class EachBlock, class EachListed>
     std::size_t list_chunk_nonzero(ByteView chunk, double cut, std::uint8_t* out_v, std::uint32_t* out_i,
@@ -187,7 +190,7 @@ public:
             const PixelThreshold<T> th(cut);
             if (th.mode == CutMode::all || (th.mode == CutMode::compare && th(T(0))))
                 return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
-            if constexpr (std::is_integral<T>::value) {
+            if constexpr (std::is_integral<T>::value || std::is_same<T, float>::value) {
                 if (planes)
                     return list_nonzero_planes(chunk, th, reinterpret_cast<T*>(out_v), out_i, worker, each_block,
                                                each_listed);
