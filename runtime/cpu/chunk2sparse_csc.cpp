@@ -1,8 +1,10 @@
 // Chunk2SparseCSC on the CPU. The matrix is held pixel-major (a column per pixel), so each
 // decoded block, still in L1, is integrated as it is listed: acc[bin] += weight * pixel for
-// the block's pixels, into the frame's own powder row (no sharing between threads). Unsigned
-// pixels are summed from the block's nonzero pixels as the bit planes list them (a background
-// frame is mostly zeros), never unshuffled; the others from the unshuffled block. What is
+// the block's pixels, into the frame's own powder row (no sharing between threads). Pixels
+// are summed from the block's nonzero ones (a background frame is mostly zeros), as the bit
+// planes list them (integers and f32), or as listed from the unshuffled block (f64 and 64-bit
+// integers); every pixel of the unshuffled block where a zero must count (a weight that is not
+// finite) or the cut lists zeros (sparse_engine.hpp, list_chunk_nonzero). What is
 // summed is summed_matrix's choice (fixed_point.hpp): float weights in the accumulator's type,
 // or int64 fixed-point sums (acc i64; acc f64 where they are exact, then rounded once).
 #include "call_guard.hpp"
