@@ -178,8 +178,9 @@ public:
     // with a 1 in some plane, signed or not: its nonzero ones, and a float's -0, whose w x -0
     // changes no sum and which no cut of 0 or more keeps. The others are unshuffled a block at
     // a time and their nonzero pixels listed from it (a dense frame's zeros would otherwise be
-    // a branch taken at random for each pixel). Any other chunk, and every chunk of an integrator that must see every
-    // pixel (every_pixel), goes through list_chunk, each_block seeing every block as there.
+    // a branch taken at random for each pixel). A cut that lists zeros, and every chunk of an
+    // integrator that must see every pixel (every_pixel), goes through list_chunk, each_block
+    // seeing every block as there.
     template <class EachBlock, class EachListed>
     std::size_t list_chunk_nonzero(ByteView chunk, double cut, std::uint8_t* out_v, std::uint32_t* out_i,
                                    unsigned worker, EachBlock&& each_block, EachListed&& each_listed) {
