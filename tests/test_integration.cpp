@@ -478,7 +478,7 @@ TEST_CASE("pixels split over 2 or 3 bins are read padded to 3 slots, and the spl
 }
 
 TEST_CASE("f32 pixels of -0, NaN, infinities and negative values are summed as the every-pixel product and listed as "
-          "Chunk2Sparse lists them, with cuts of 0, 2.5 and NaN, dense and sparse frames",
+          "Chunk2Sparse lists them, with cuts of 0, 2.5 and NaN, dense and sparse frames, from chunks and from frames",
           "[integrate][exact]") {
     // The integrator takes an f32 frame's nonzero pixels from its bit planes: -0 has a bit set
     // and is listed there, adding w x -0 to its bins, which must change no sum; NaN and the
@@ -520,6 +520,25 @@ TEST_CASE("f32 pixels of -0, NaN, infinities and negative values are summed as t
             REQUIRE(std::memcmp(got.sparse.frame(f).indices, want.frame(f).indices, want.npixels[f] * 4) == 0);
             const auto ref = every_pixel_product<double, float>(m, raws[f], mask);
             for (std::size_t b = 0; b < bins; ++b) REQUIRE(same(got.powder.as<double>()[f * bins + b], ref[b]));
+        }
+        // The same frames given dense: the same lists and sums.
+        std::vector<std::vector<std::uint8_t>> powders;
+        for (std::size_t f = 0; f < raws.size(); ++f) {
+            const auto* p = reinterpret_cast<const std::uint8_t*>(got.powder.as<double>() + f * bins);
+            powders.emplace_back(p, p + bins * 8);
+        }
+        const std::vector<ByteView> dense(raws.begin(), raws.end());
+        const IntegratedBatch again = csc.from_frames(dense, cut);
+        for (std::size_t f = 0; f < raws.size(); ++f) {
+            INFO("from_frames, frame " << f << " cut " << cut);
+            REQUIRE(again.sparse.npixels[f] == want.npixels[f]);
+            REQUIRE(std::memcmp(again.sparse.frame(f).values, want.frame(f).values, want.npixels[f] * 4) == 0);
+            REQUIRE(std::memcmp(again.sparse.frame(f).indices, want.frame(f).indices, want.npixels[f] * 4) == 0);
+            for (std::size_t b = 0; b < bins; ++b) {
+                double a;
+                std::memcpy(&a, powders[f].data() + b * 8, 8);
+                REQUIRE(same(a, again.powder.as<double>()[f * bins + b]));
+            }
         }
     }
 }

@@ -130,8 +130,8 @@ public:
         return 1;
     }
 
-    // Runs `list` (engine.list_chunk_nonzero or list_dense) for each frame with its powder row; a bad
-    // frame reported (OnError::report) keeps a zero row, whatever it had summed.
+    // Runs `list` (engine.list_chunk_nonzero or list_dense_nonzero) for each frame with its
+    // powder row; a bad frame reported (OnError::report) keeps a zero row, whatever it had summed.
     template <class ListFrame>
     IntegratedBatch run(std::size_t nframes, double cut, OnError on_error, const ListRows* into, ListFrame&& list) {
         const std::size_t asize = accumulator_size(acc);
@@ -260,8 +260,8 @@ IntegratedBatch Chunk2SparseCSC::from_buffer(ByteView base, const std::vector<st
 IntegratedBatch Chunk2SparseCSC::from_frames(const std::vector<ByteView>& frames, double cut) {
     const detail::CallGuard guard(state_->engine.caller);
     return state_->run(frames.size(), cut, state_->engine.options.on_error, nullptr,
-                       [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each, auto&&) {
-                           return state_->engine.list_dense(frames[f], cut, v, idx, w, each);
+                       [&](std::size_t f, std::uint8_t* v, std::uint32_t* idx, unsigned w, auto&& each, auto&& listed) {
+                           return state_->engine.list_dense_nonzero(frames[f], cut, v, idx, w, each, listed);
                        });
 }
 

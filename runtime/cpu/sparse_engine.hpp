@@ -226,28 +226,62 @@ public:
         return list_planes(decoder, ws, PlaneCut{}, th, ov, oi, kept, each_block, worker);  // PlaneCut{}: value > 0
     }
 
+    // Lists a dense frame (pixels in memory, not a chunk) above `cut`, each_block seeing every
+    // piece of it as list_chunk's see blocks.
     template <class EachBlock = NoBlockWork>
     std::size_t list_dense(ByteView frame, double cut, std::uint8_t* out_v, std::uint32_t* out_i, unsigned worker,
                            EachBlock&& each_block = {}) {
+        return visit_pixel_type(type, [&](auto zero) {
+            using T = decltype(zero);
+            const PixelThreshold<T> th(cut);
+            std::size_t count = 0;
+            for_each_dense_piece<T>(frame, [&](std::size_t first, const T* piece, std::size_t n) {
+                count += list_above(piece, mask.data() + first, n, static_cast<std::uint32_t>(first), th,
+                                    reinterpret_cast<T*>(out_v) + count, out_i + count);
+                each_block(first, piece, n, worker);
+            });
+            return count;
+        });
+    }
+
+    // As list_dense, for an integrator that needs only the nonzero pixels (as list_chunk_nonzero
+    // for chunks): each piece's nonzero unmasked pixels go to each_listed(values, indices, n, th),
+    // which sums them and keeps those above th. A cut that lists zeros, and an integrator that
+    // must see every pixel, take list_dense.
+    template <class EachBlock, class EachListed>
+    std::size_t list_dense_nonzero(ByteView frame, double cut, std::uint8_t* out_v, std::uint32_t* out_i,
+                                   unsigned worker, EachBlock&& each_block, EachListed&& each_listed) {
+        if (every_pixel) return list_dense(frame, cut, out_v, out_i, worker, each_block);
+        return visit_pixel_type(type, [&](auto zero) -> std::size_t {
+            using T = decltype(zero);
+            const PixelThreshold<T> th(cut);
+            if (th.mode == CutMode::all || (th.mode == CutMode::compare && th(T(0))))
+                return list_dense(frame, cut, out_v, out_i, worker, each_block);
+            T* ov = reinterpret_cast<T*>(out_v);
+            std::size_t count = 0;
+            for_each_dense_piece<T>(frame, [&](std::size_t first, const T* piece, std::size_t n) {
+                const std::size_t listed = list_pixels(piece, mask.data() + first, n, static_cast<std::uint32_t>(first),
+                                                       [](T v) { return v != T(0); }, ov + count, out_i + count);
+                count += each_listed(ov + count, out_i + count, listed, th);
+            });
+            return count;
+        });
+    }
+
+    // f(first, pixels, n) for each piece of a dense frame of T, in order. The frame may be
+    // unaligned: it is read in aligned pieces through a copy.
+    template <class T, class F>
+    void for_each_dense_piece(ByteView frame, F&& f) const {
         if (frame.size != npix * bpp)
             throw Error(ErrorCode::bad_argument, "dense frame has " + std::to_string(frame.size) + " bytes, expected " +
                                                      std::to_string(npix * bpp));
-        return visit_pixel_type(type, [&](auto zero) {
-            using T = decltype(zero);
-            // The frame may be unaligned: list it in aligned pieces through a copy.
-            constexpr std::size_t kPiece = 4096;
-            T piece[kPiece];
-            std::size_t count = 0;
-            for (std::size_t first = 0; first < npix; first += kPiece) {
-                const std::size_t n = std::min(kPiece, npix - first);
-                std::memcpy(piece, frame.data + first * sizeof(T), n * sizeof(T));
-                count += list_above(piece, mask.data() + first, n, static_cast<std::uint32_t>(first),
-                                            PixelThreshold<T>(cut), reinterpret_cast<T*>(out_v) + count,
-                                            out_i + count);
-                each_block(first, static_cast<const T*>(piece), n, worker);
-            }
-            return count;
-        });
+        constexpr std::size_t kPiece = 4096;
+        T piece[kPiece];
+        for (std::size_t first = 0; first < npix; first += kPiece) {
+            const std::size_t n = std::min(kPiece, npix - first);
+            std::memcpy(piece, frame.data + first * sizeof(T), n * sizeof(T));
+            f(first, static_cast<const T*>(piece), n);
+        }
     }
 
     // Frame f's list of n pixels above `cut` (at v, idx) cut down by the top-pixels rule; its
