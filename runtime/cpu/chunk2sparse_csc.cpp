@@ -49,7 +49,7 @@ public:
         return std::all_of(weights.begin(), weights.end(), [](float w) { return std::isfinite(w); });
     }
     static SparseEngine::Lists lists_for(const IntegrationMatrix& m) {
-        return all_finite(m.weight) ? SparseEngine::Lists::from_planes : SparseEngine::Lists::unshuffled;
+        return all_finite(m.weight) ? SparseEngine::Lists::nonzero_from_planes : SparseEngine::Lists::unshuffled;
     }
 
     // Where a frame's pixels are summed: its powder row, and for int64 sums, which do not

@@ -81,24 +81,24 @@ public:
     std::vector<double> last_cut;
     std::vector<std::size_t> last_nabove;
 
-    // How the engine makes its lists: from the bit planes where it can, or always from
-    // unshuffled blocks (an integrator that must see every pixel, zeros too: a matrix with a
-    // weight that is not finite, whose product with a zero pixel is NaN).
-    enum class Lists { from_planes, unshuffled };
-    bool every_pixel = false;  // Lists::unshuffled: an integrator must see every pixel
+    // How the engine makes its lists: from the bit planes where it can (integer pixels; float
+    // ones are compared by value, unshuffled); for an integrator that sums the nonzero pixels
+    // alone, from the planes of f32 pixels too (list_chunk_nonzero); or always from unshuffled
+    // blocks (an integrator that must see every pixel, zeros too: a matrix with a weight that is
+    // not finite, whose product with a zero pixel is NaN).
+    enum class Lists { from_planes, nonzero_from_planes, unshuffled };
+    Lists lists;
 
     SparseEngine(ByteView m, std::size_t ni_, std::size_t nj_, PixelType t, Chunk2SparseOptions o,
-                 Lists lists = Lists::from_planes)
+                 Lists how = Lists::from_planes)
         : ni(ni_), nj(nj_), npix(ni_ * nj_), type(t), bpp(pixel_size(t)), options(o),
           pool(checked_thread_count(o.threads, "Chunk2SparseOptions::threads")),
-          top(o.howmany, o.thresholds) {
-        every_pixel = lists == Lists::unshuffled;
+          top(o.howmany, o.thresholds), lists(how) {
         check_frame_mask(m, ni, nj);
         mask.assign(m.data, m.data + m.size);
         const CpuPath path = active_cpu_path();  // read here too, so a bad BSLZ4_CPU_PATH is refused alike
-        // Float pixels are listed unshuffled (a cut compares values, not bits); f32's collector
-        // serves an integrator's nonzero pixels alone (list_chunk_nonzero).
-        if (lists == Lists::from_planes && t != PixelType::f64) {
+        const bool integer = t != PixelType::f32 && t != PixelType::f64;
+        if ((how == Lists::from_planes && integer) || (how == Lists::nonzero_from_planes && t != PixelType::f64)) {
             collect_planes = plane_collector(bpp, path);
             mask_bits.assign(npix / 64 + 2, 0);
             for (std::size_t e = 0; e < npix; ++e) mask_bits[e / 64] |= std::uint64_t{mask[e] != 0} << (e % 64);
@@ -170,50 +170,54 @@ public:
         });
     }
 
-    // As list_chunk, for an integrator that needs only the nonzero pixels, when the cut lists no
-    // zero pixel: each_listed(values, indices, n, th) sums a block's nonzero unmasked pixels and
-    // keeps those above the cut th, in place and in order, returning how many (one pass over
-    // the list for both). Integers and floats of up to 32 bits (with the plane collector) are
-    // collected from the planes with the cut at 0 and no sign flip, which lists every pixel
-    // with a 1 in some plane, signed or not: its nonzero ones, and a float's -0, whose w x -0
-    // changes no sum and which no cut of 0 or more keeps. The others are unshuffled a block at
-    // a time and their nonzero pixels listed from it (a dense frame's zeros would otherwise be
-    // a branch taken at random for each pixel). A cut that lists zeros, and every chunk of an
-    // integrator that must see every pixel (every_pixel), goes through list_chunk, each_block
-    // seeing every block as there.
+    // As list_chunk, for an integrator that needs only the nonzero pixels (nonzero_alone):
+    // each_listed(values, indices, n, th) sums a block's nonzero unmasked pixels and keeps those
+    // above the cut th, in place and in order, returning how many (one pass over the list for
+    // both). Integers and floats of up to 32 bits (with the plane collector) are collected from
+    // the planes with the cut at 0 and no sign flip, which lists every pixel with a 1 in some
+    // plane, signed or not: its nonzero ones, and a float's -0, whose w x -0 changes no sum and
+    // which no cut of 0 or more keeps. The others are unshuffled a block at a time and their
+    // nonzero pixels listed from it (a dense frame's zeros would otherwise be a branch taken at
+    // random for each pixel). Otherwise the chunk goes through list_chunk, each_block seeing
+    // every block as there.
     template <class EachBlock, class EachListed>
     std::size_t list_chunk_nonzero(ByteView chunk, double cut, std::uint8_t* out_v, std::uint32_t* out_i,
                                    unsigned worker, EachBlock&& each_block, EachListed&& each_listed) {
-        if (every_pixel) return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
         const bool planes = collect_planes && type != PixelType::u64 && type != PixelType::i64;
         return visit_pixel_type(type, [&](auto zero) -> std::size_t {
             using T = decltype(zero);
             const PixelThreshold<T> th(cut);
-            if (th.mode == CutMode::all || (th.mode == CutMode::compare && th(T(0))))
-                return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
+            if (!nonzero_alone(th)) return list_chunk(chunk, cut, out_v, out_i, worker, each_block);
+            T* ov = reinterpret_cast<T*>(out_v);
             if constexpr (std::is_integral<T>::value || std::is_same<T, float>::value) {
-                if (planes)
-                    return list_nonzero_planes(chunk, th, reinterpret_cast<T*>(out_v), out_i, worker, each_block,
-                                               each_listed);
+                if (planes) return list_nonzero_planes(chunk, th, ov, out_i, worker, each_block, each_listed);
             }
-            return list_nonzero_unshuffled(chunk, th, reinterpret_cast<T*>(out_v), out_i, worker, each_listed);
+            const ChunkDecoder decoder(chunk, bpp, options.codec, npix * bpp);
+            WorkerSpace& ws = workers[worker];
+            if (ws.block.size() < decoder.buffer_bytes()) ws.block.resize(decoder.buffer_bytes());
+            std::size_t count = 0;
+            decoder.for_each_block(ws.scratch, ws.block.data(), [&](std::size_t first, const std::uint8_t* px, std::size_t n) {
+                count += sum_nonzero(reinterpret_cast<const T*>(px), first, n, th, ov + count, out_i + count, each_listed);
+            });
+            return count;
         });
     }
 
+    // Whether an integrator may take the nonzero pixels alone: it need not see every pixel, and
+    // the cut lists no zero pixel.
+    template <class T>
+    bool nonzero_alone(const PixelThreshold<T>& th) const {
+        return lists != Lists::unshuffled && th.mode != CutMode::all && !(th.mode == CutMode::compare && th(T(0)));
+    }
+
+    // The nonzero unmasked pixels of n decoded ones (frame pixels first ..) listed at ov, oi and
+    // handed to each_listed with the cut th; returns how many it keeps.
     template <class T, class EachListed>
-    std::size_t list_nonzero_unshuffled(ByteView chunk, const PixelThreshold<T>& th, T* ov, std::uint32_t* oi,
-                                        unsigned worker, EachListed& each_listed) {
-        const ChunkDecoder decoder(chunk, bpp, options.codec, npix * bpp);
-        WorkerSpace& ws = workers[worker];
-        if (ws.block.size() < decoder.buffer_bytes()) ws.block.resize(decoder.buffer_bytes());
-        std::size_t count = 0;
-        decoder.for_each_block(ws.scratch, ws.block.data(), [&](std::size_t first, const std::uint8_t* px, std::size_t n) {
-            const std::size_t listed = list_pixels(reinterpret_cast<const T*>(px), mask.data() + first, n,
-                                                   static_cast<std::uint32_t>(first), [](T v) { return v != T(0); },
-                                                   ov + count, oi + count);
-            count += each_listed(ov + count, oi + count, listed, th);
-        });
-        return count;
+    std::size_t sum_nonzero(const T* px, std::size_t first, std::size_t n, const PixelThreshold<T>& th, T* ov,
+                            std::uint32_t* oi, EachListed& each_listed) const {
+        const std::size_t listed = list_pixels(px, mask.data() + first, n, static_cast<std::uint32_t>(first),
+                                               [](T v) { return v != T(0); }, ov, oi);
+        return each_listed(ov, oi, listed, th);
     }
 
     template <class T, class EachBlock, class EachListed>
@@ -246,23 +250,18 @@ public:
 
     // As list_dense, for an integrator that needs only the nonzero pixels (as list_chunk_nonzero
     // for chunks): each piece's nonzero unmasked pixels go to each_listed(values, indices, n, th),
-    // which sums them and keeps those above th. A cut that lists zeros, and an integrator that
-    // must see every pixel, take list_dense.
+    // which sums them and keeps those above th; otherwise list_dense.
     template <class EachBlock, class EachListed>
     std::size_t list_dense_nonzero(ByteView frame, double cut, std::uint8_t* out_v, std::uint32_t* out_i,
                                    unsigned worker, EachBlock&& each_block, EachListed&& each_listed) {
-        if (every_pixel) return list_dense(frame, cut, out_v, out_i, worker, each_block);
         return visit_pixel_type(type, [&](auto zero) -> std::size_t {
             using T = decltype(zero);
             const PixelThreshold<T> th(cut);
-            if (th.mode == CutMode::all || (th.mode == CutMode::compare && th(T(0))))
-                return list_dense(frame, cut, out_v, out_i, worker, each_block);
+            if (!nonzero_alone(th)) return list_dense(frame, cut, out_v, out_i, worker, each_block);
             T* ov = reinterpret_cast<T*>(out_v);
             std::size_t count = 0;
             for_each_dense_piece<T>(frame, [&](std::size_t first, const T* piece, std::size_t n) {
-                const std::size_t listed = list_pixels(piece, mask.data() + first, n, static_cast<std::uint32_t>(first),
-                                                       [](T v) { return v != T(0); }, ov + count, out_i + count);
-                count += each_listed(ov + count, out_i + count, listed, th);
+                count += sum_nonzero(piece, first, n, th, ov + count, out_i + count, each_listed);
             });
             return count;
         });
