@@ -512,34 +512,19 @@ TEST_CASE("f32 pixels of -0, NaN, infinities and negative values are summed as t
         Chunk2Sparse plain(mask, ni, nj, PixelType::f32);
         const SparseBatch want = plain.multi(views, cut);
         Chunk2SparseCSC csc(mask, ni, nj, PixelType::f32, m, Accumulator::f64, {Codec::lz4, 2});
-        const IntegratedBatch got = csc.multi(views, cut);
-        for (std::size_t f = 0; f < raws.size(); ++f) {
-            INFO("frame " << f << " cut " << cut);
-            REQUIRE(got.sparse.npixels[f] == want.npixels[f]);
-            REQUIRE(std::memcmp(got.sparse.frame(f).values, want.frame(f).values, want.npixels[f] * 4) == 0);
-            REQUIRE(std::memcmp(got.sparse.frame(f).indices, want.frame(f).indices, want.npixels[f] * 4) == 0);
-            const auto ref = every_pixel_product<double, float>(m, raws[f], mask);
-            for (std::size_t b = 0; b < bins; ++b) REQUIRE(same(got.powder.as<double>()[f * bins + b], ref[b]));
-        }
-        // The same frames given dense: the same lists and sums.
-        std::vector<std::vector<std::uint8_t>> powders;
-        for (std::size_t f = 0; f < raws.size(); ++f) {
-            const auto* p = reinterpret_cast<const std::uint8_t*>(got.powder.as<double>() + f * bins);
-            powders.emplace_back(p, p + bins * 8);
-        }
-        const std::vector<ByteView> dense(raws.begin(), raws.end());
-        const IntegratedBatch again = csc.from_frames(dense, cut);
-        for (std::size_t f = 0; f < raws.size(); ++f) {
-            INFO("from_frames, frame " << f << " cut " << cut);
-            REQUIRE(again.sparse.npixels[f] == want.npixels[f]);
-            REQUIRE(std::memcmp(again.sparse.frame(f).values, want.frame(f).values, want.npixels[f] * 4) == 0);
-            REQUIRE(std::memcmp(again.sparse.frame(f).indices, want.frame(f).indices, want.npixels[f] * 4) == 0);
-            for (std::size_t b = 0; b < bins; ++b) {
-                double a;
-                std::memcpy(&a, powders[f].data() + b * 8, 8);
-                REQUIRE(same(a, again.powder.as<double>()[f * bins + b]));
+        // From chunks, then the same frames given dense: the same lists and sums.
+        const auto check = [&](const IntegratedBatch& got, const char* how) {
+            for (std::size_t f = 0; f < raws.size(); ++f) {
+                INFO(how << ", frame " << f << " cut " << cut);
+                REQUIRE(got.sparse.npixels[f] == want.npixels[f]);
+                REQUIRE(std::memcmp(got.sparse.frame(f).values, want.frame(f).values, want.npixels[f] * 4) == 0);
+                REQUIRE(std::memcmp(got.sparse.frame(f).indices, want.frame(f).indices, want.npixels[f] * 4) == 0);
+                const auto ref = every_pixel_product<double, float>(m, raws[f], mask);
+                for (std::size_t b = 0; b < bins; ++b) REQUIRE(same(got.powder.as<double>()[f * bins + b], ref[b]));
             }
-        }
+        };
+        check(csc.multi(views, cut), "multi");
+        check(csc.from_frames(std::vector<ByteView>(raws.begin(), raws.end()), cut), "from_frames");
     }
 }
 
